@@ -1,0 +1,124 @@
+"""Exploration terms and UCB indices of CascadeUCB1 and CascadeKL-UCB (Section 3.2).
+
+Small-t rule
+------------
+The paper's confidence terms use ``log t`` and ``log log t``, which are
+undefined or negative for small t: ``log(t - 1)`` is ``-inf`` at t = 1 in the
+UCB1 radius ``c_{t-1,s}``, and ``log log t`` is undefined at t = 1 and negative
+for 1 < t < e. This toolkit uses, everywhere (bounds, policies, reference
+implementations):
+
+* ``log`` of a time is taken as ``log(max(t, 1))``, so it is 0 for t <= 1;
+* ``log log t`` is taken as ``max(log log t, 0)``, i.e. dropped for t <= e.
+
+Thus ``klucb_threshold(t, c) = log t + c * max(log log t, 0)`` is >= 0 and
+nondecreasing in t, equal to ``log t`` for t <= e; and the UCB1 radius
+``c_{t,s} = sqrt(1.5 log max(t, 1) / s)`` is 0 at t = 0 and t = 1.
+For t >= 3 (so t > e) the rule changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from bounds import _validate as V
+from bounds.kl import klucb_index
+
+__all__ = [
+    "safe_log",
+    "safe_loglog",
+    "klucb_threshold",
+    "klucb_threshold_scalar",
+    "ucb1_radius",
+    "ucb1_index",
+    "cascade_klucb_index",
+]
+
+
+@numba.njit(cache=True)
+def safe_log(t):
+    """``log(max(t, 1))``: the small-t rule for ``log t`` (module docstring)."""
+    return math.log(t) if t > 1.0 else 0.0
+
+
+@numba.njit(cache=True)
+def safe_loglog(t):
+    """``max(log log t, 0)``: the small-t rule for ``log log t`` (0 for t <= e)."""
+    return math.log(math.log(t)) if t > math.e else 0.0
+
+
+@numba.njit(cache=True)
+def klucb_threshold_scalar(t, c):
+    """``log t + c log log t`` under the small-t rule; no input checks."""
+    return safe_log(t) + c * safe_loglog(t)
+
+
+def _check_times(name, t, minimum):
+    a = V.as_float_array(name, t)
+    if (a < minimum).any() or np.isinf(a).any():
+        raise ValueError(f"{name} must be finite and >= {minimum}, got min {a.min()!r}")
+    return a
+
+
+def klucb_threshold(t, c=3.0):
+    """Exploration level ``log t + c log log t`` of CascadeKL-UCB (Section 3.2; c = 3 in the paper).
+
+    Parameters
+    ----------
+    t : array_like of float >= 1
+        Time step (the index ``U_t`` uses ``t``, not ``t - 1``).
+    c : float >= 0
+        Constant in front of ``log log t``.
+
+    Returns
+    -------
+    ndarray or float, shape of ``t``. Small-t rule in the module docstring.
+    """
+    t = _check_times("t", t, 1)
+    c = V.positive_real("c", c, allow_zero=True)
+    out = np.where(t > 1, np.log(np.maximum(t, 1)), 0.0)
+    ll = np.where(t > math.e, np.log(np.log(np.maximum(t, math.e))), 0.0)
+    out = out + c * ll
+    return float(out) if out.ndim == 0 else out
+
+
+def ucb1_radius(t, s):
+    """``c_{t,s} = sqrt(1.5 log t / s)``, the CascadeUCB1 confidence radius (Section 3.2).
+
+    Parameters
+    ----------
+    t : array_like of float >= 0
+        Time argument (``t - 1`` at step t); ``log t`` follows the small-t rule.
+    s : array_like of float > 0
+        Number of observations.
+    """
+    t = _check_times("t", t, 0)
+    s = V.as_float_array("s", s)
+    if (s <= 0).any() or np.isinf(s).any():
+        raise ValueError("s (number of observations) must be finite and > 0")
+    out = np.sqrt(1.5 * np.where(t > 1, np.log(np.maximum(t, 1)), 0.0) / s)
+    return float(out) if out.ndim == 0 else out
+
+
+def ucb1_index(mean, count, t):
+    """CascadeUCB1 index at step t: ``U_t(e) = w_hat + c_{t-1, T_{t-1}(e)}`` (Section 3.2).
+
+    Parameters
+    ----------
+    mean, count : array_like
+        Empirical mean in [0, 1] and observation count > 0, broadcast together.
+    t : array_like of float >= 1
+        Current step; the radius uses ``t - 1``. The index may exceed 1, as in the paper.
+    """
+    mean = V.probabilities("mean", mean)
+    t = _check_times("t", t, 1)
+    out = mean + ucb1_radius(t - 1.0, count)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def cascade_klucb_index(mean, count, t, c=3.0):
+    """CascadeKL-UCB index at step t: ``klucb_index(mean, count, log t + c log log t)``."""
+    return klucb_index(mean, count, klucb_threshold(t, c))

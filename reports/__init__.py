@@ -1,0 +1,1 @@
+"""reports package of cascading-bandits (see DESIGN.md)."""

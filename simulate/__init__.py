@@ -1,0 +1,1 @@
+"""simulate package of cascading-bandits (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""verify package of cascading-bandits (see DESIGN.md)."""
