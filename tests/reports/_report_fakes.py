@@ -1,0 +1,72 @@
+"""Synthetic results shaped like simulate.results.CellResult, for testing reports without the simulator."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from reports.paper import figure1_meta, paper_table, table_meta
+
+
+@dataclass(frozen=True)
+class FakeResult:
+    """The fields of the simulate contract's CellResult that reports reads."""
+
+    params: dict
+    checkpoints: np.ndarray
+    regret: np.ndarray
+    counts: np.ndarray = field(default=None)
+    provenance: dict = field(default_factory=dict)
+
+    @property
+    def mean_regret(self) -> float:
+        return float(self.regret[:, -1].mean())
+
+    @property
+    def stderr(self) -> float:
+        return float(self.regret[:, -1].std(ddof=1) / math.sqrt(self.regret.shape[0]))
+
+
+def make_result(params, final, horizon=1000, m=8):
+    """A result whose per-run regret grows like log t and ends at ``final`` (shape (runs,))."""
+    final = np.asarray(final, dtype=np.float64)
+    t = np.unique(np.geomspace(1, horizon, m).astype(np.int64))
+    t[-1] = horizon
+    shape = np.log1p(t) / np.log1p(horizon)
+    regret = final[:, None] * shape[None, :]
+    p = {"horizon": horizon, "runs": final.size, **params}
+    L = int(p.get("L", 4))
+    return FakeResult(p, t, regret, np.zeros((final.size, L), dtype=np.int64))
+
+
+def two_runs(mean, se):
+    """Two per-run values with the given mean and standard error (ddof=1): mean -+ se."""
+    return [mean - se, mean + se]
+
+
+def table_results(name, shift=lambda c: 0.0, horizon=1000):
+    """One fake result per published cell of Table 1 or 2; ours = paper mean + shift(cell), se = paper se."""
+    order = table_meta(name)["order"]
+    out = []
+    for c in paper_table(name):
+        params = {"experiment": name, "model": "cascade", "order": order, "L": c.L, "K": c.K,
+                  "delta": c.delta, "p": 0.2, "policy": c.policy, "nu": 1.0, "gamma": 1.0, "c": 3.0,
+                  "cell_id": f"{name}-{c.L}-{c.K}-{c.delta}-{c.policy}"}
+        out.append(make_result(params, two_runs(c.mean + shift(c), c.se), horizon=horizon))
+    return out
+
+
+def dbn_results(ratio=3.0, horizon=1000):
+    meta = figure1_meta()
+    out = []
+    for nu in meta["nu"]:
+        for gamma in meta["gamma"]:
+            base = np.array([100.0, 110.0, 90.0, 105.0])
+            for pol, final in (("cascade-klucb", base), ("ranked-klucb", ratio * base)):
+                params = {"experiment": "dbn", "model": "dbn", "order": "best-first", "L": 16, "K": 4,
+                          "delta": 0.15, "p": 0.2, "policy": pol, "nu": nu, "gamma": gamma,
+                          "cell_id": f"dbn-{nu}-{gamma}-{pol}"}
+                out.append(make_result(params, final, horizon=horizon))
+    return out

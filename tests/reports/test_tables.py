@@ -1,0 +1,137 @@
+"""reports.tables on tiny hand-worked arrays and synthetic Table-shaped results."""
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from reports import tables as T
+from _report_fakes import dbn_results, make_result, table_results
+
+
+def test_mean_se_by_hand():
+    assert T.mean_se([1.0, 2.0, 3.0]) == (2.0, pytest.approx(1 / math.sqrt(3), rel=1e-15))
+    m, s = T.mean_se([5.0])
+    assert m == 5.0 and math.isnan(s)
+    with pytest.raises(ValueError, match="1-d"):
+        T.mean_se([[1.0, 2.0]])
+    with pytest.raises(ValueError, match="NaN"):
+        T.mean_se([1.0, float("nan")])
+
+
+def test_z_and_marks_by_hand():
+    assert T.z_score(110, 3, 100, 4) == 2.0  # 10 / 5
+    assert T.agreement(1.999) == "ok"
+    assert T.agreement(-2.0) == "borderline"
+    assert T.agreement(2.999) == "borderline"
+    assert T.agreement(3.0) == "disagree" and T.agreement(-7) == "disagree"
+    assert T.agreement(float("nan")) == "n/a"
+    assert math.isnan(T.z_score(1, 0, 2, 0))
+    with pytest.raises(ValueError, match="se_paper"):
+        T.z_score(1, 1, 2, -1)
+
+
+def test_ratio_of_means_by_hand():
+    a, b = [2.0, 4.0], [1.0, 2.0]
+    r, se = T.ratio_of_means(a, b, paired=True)
+    assert r == 2.0 and se == pytest.approx(0.0, abs=1e-15)  # a = 2 b exactly: no spread
+    r, se = T.ratio_of_means(a, b)
+    # se_a = 1, se_b = 0.5: sqrt(1 + 4 * 0.25) / 1.5
+    assert r == 2.0 and se == pytest.approx(math.sqrt(2) / 1.5, rel=1e-14)
+    with pytest.raises(ValueError, match="equal shapes"):
+        T.ratio_of_means([1.0, 2.0, 3.0], b, paired=True)
+    with pytest.raises(ValueError, match="zero"):
+        T.ratio_of_means(a, [1.0, -1.0])
+
+
+@st.composite
+def samples(draw):
+    n = draw(st.integers(2, 30))
+    el = st.floats(0.5, 1e4, allow_nan=False)
+    return np.array(draw(st.lists(el, min_size=n, max_size=n))), np.array(
+        draw(st.lists(el, min_size=n, max_size=n)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(samples())
+@example((np.array([1.0, 1.0]), np.array([3.0, 5.0])))
+def test_ratio_delta_method_matches_mpmath(ab):
+    a, b = ab
+    r, se = T.ratio_of_means(a, b)
+    ma, mb = mpmath.fsum(a) / len(a), mpmath.fsum(b) / len(b)
+    va = mpmath.fsum([(x - ma) ** 2 for x in a]) / (len(a) - 1) / len(a)
+    vb = mpmath.fsum([(x - mb) ** 2 for x in b]) / (len(b) - 1) / len(b)
+    R = ma / mb
+    assert r == pytest.approx(float(R), rel=1e-12)
+    assert se == pytest.approx(float(mpmath.sqrt(va / mb**2 + R**2 * vb / mb**2)), rel=1e-9, abs=1e-12)
+    # pairing with itself leaves no error in the ratio
+    assert T.ratio_of_means(a, a, paired=True)[1] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_compare_table_marks_follow_constructed_z():
+    # ours = paper + k * sqrt(2) * se_paper with se_ours = se_paper, so z = k exactly
+    ks = {2: 0.5, 4: 2.5, 8: -3.5}
+    res = table_results("table1", shift=lambda c: ks[c.K] * math.sqrt(2) * c.se)
+    rows = T.compare_table("table1", res)
+    assert len(rows) == 18
+    for r in rows:
+        assert r.z == pytest.approx(ks[r.K], rel=1e-9)
+        assert r.ours_se == pytest.approx(r.paper_se, rel=1e-12)
+        assert r.runs == 2 and r.horizon == 1000
+        assert r.mark == {2: "ok", 4: "borderline", 8: "disagree"}[r.K]
+
+
+def test_compare_table_ignores_other_order_and_reports_missing():
+    res = table_results("table2")  # worst-first only
+    rows = T.compare_table("table1", res)
+    assert all(r.ours_mean is None and r.mark == "not run" for r in rows)
+    rows2 = T.compare_table("table2", res[:3])
+    assert [r.mark for r in rows2].count("not run") == 15
+    with pytest.raises(ValueError, match="expected at most one"):
+        T.compare_table("table2", res + res[:1])
+
+
+def test_order_rows_ratio_and_paper_ratio(t1, t2):
+    rows = T.order_rows(t1 + t2)
+    assert len(rows) == 18
+    r = rows[0]
+    assert (r.L, r.K, r.delta, r.policy) == (16, 2, 0.15, "cascade-ucb1")
+    assert r.paper_ratio == pytest.approx(1160.2 / 1290.1, rel=1e-15)
+    assert r.ratio == pytest.approx(r.paper_ratio, rel=1e-12)  # fakes reproduce the paper exactly
+
+
+def test_dbn_rows_paired_ratio():
+    rows = T.dbn_rows(dbn_results(ratio=3.0))
+    assert len(rows) == 4
+    for r in rows:
+        assert r.paired and r.ratio == pytest.approx(3.0, rel=1e-14)
+        assert r.ratio_se == pytest.approx(0.0, abs=1e-12) and r.about_three
+    rows = T.dbn_rows(dbn_results(ratio=1.5))
+    assert not any(r.about_three for r in rows)
+
+
+def test_curve_shapes_and_errors():
+    res = make_result({"L": 4}, [1.0, 3.0], horizon=100, m=5)
+    t, mean, se = T.curve(res)
+    assert t[-1] == 100 and mean[-1] == 2.0 and se[-1] == pytest.approx(1.0)
+    assert mean.shape == se.shape == t.shape
+
+
+def test_markdown_table():
+    md = T.markdown_table(["a", "b"], [["1", "x|y"]], align="lr")
+    assert md.splitlines() == ["| a | b |", "| :--- | ---: |", "| 1 | x\\|y |"]
+    with pytest.raises(ValueError, match="row"):
+        T.markdown_table(["a", "b"], [["1"]])
+    with pytest.raises(ValueError, match="align"):
+        T.markdown_table(["a"], [], align="x")
+    assert T.fmt_pm(1290.14, 11.26) == "1290.1 ± 11.3" and T.fmt_pm(None, None) == "-"
+    assert T.fmt(float("nan")) == "nan" and T.fmt_sig(12345.678) == "1.235e+04"
+
+
+def test_as_dicts_maps_nan_to_none():
+    rows = T.compare_table("table1", [])
+    d = T.as_dicts(rows[:1])[0]
+    assert d["paper_mean"] == 1290.1 and d["z"] is None and d["mark"] == "not run"
