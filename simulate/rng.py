@@ -1,0 +1,192 @@
+"""Counter-based random numbers: every draw of a run is a pure function of (key, stream, t, index).
+
+Why counter-based
+-----------------
+Common random numbers (DESIGN.md, "Simulation") ask that the user's draws at step
+``t`` do not depend on the policy. If draws were taken from a sequential
+generator, a policy that examines fewer items would shift the stream. Here the
+uniform behind "item ``e`` attracts the user at step ``t``" is
+
+    u = splitmix64(key, counter(stream, t, e)) * 2**-53,
+
+a fixed function of the run's 64-bit ``key``, so it is the same whichever
+policy is running, whichever items are examined, in whichever order, on
+whichever machine or thread. Only the draws a step actually needs are
+computed (at most ``K`` per step for the cascade model), which keeps
+``L = 2048`` cheap.
+
+SplitMix64 (Steele, Lea and Flood, OOPSLA 2014; the seeding generator of
+xoshiro) maps the ``i``-th counter ``x = key + (i + 1) * 0x9E3779B97F4A7C15`` through
+a bijective 64-bit finaliser; its output sequence passes BigCrush. The uniform is
+the top 53 bits: ``u in {0, 2**-53, ..., 1 - 2**-53}``, so ``u < w`` is a Bernoulli(w)
+draw exact to 2**-53 (``w = 0`` never fires, ``w = 1`` always does).
+
+Counters: ``i = ((t * width + index) * N_STREAMS + stream) * 256 + j``; ``width`` is
+``L`` (or ``K`` for per-position draws), ``j < 256`` numbers a draw's sub-draws
+(rejection sampling of Beta variates). Streams: :data:`ATTRACT` (w_t(e), the cascade
+and DBN attraction of item e at step t; step 0 is the initial observation w_0),
+:data:`SATISFY` (DBN satisfaction of item e), :data:`PERSIST` (DBN persistence after
+position k), :data:`POLICY` (a policy's own randomness, e.g. Thompson samples; drawn
+from the run's *policy* key, never the users' key).
+
+Keys come from :class:`numpy.random.SeedSequence` (see :func:`users_keys`,
+:func:`policy_keys`), so one root seed fixes everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+
+import numba
+import numpy as np
+
+__all__ = [
+    "ATTRACT",
+    "SATISFY",
+    "PERSIST",
+    "POLICY",
+    "N_STREAMS",
+    "counter",
+    "uniform",
+    "uniform_py",
+    "beta_draw",
+    "users_keys",
+    "policy_keys",
+    "instance_words",
+]
+
+ATTRACT, SATISFY, PERSIST, POLICY = 0, 1, 2, 3
+N_STREAMS = 4
+_SUB = 256  # sub-draws per (stream, t, index)
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+_ONE = np.uint64(1)
+_TWO_M53 = 2.0**-53
+
+#: tag in the users' spawn key ("USER" in ASCII), so users' and policies' streams never coincide
+USERS_TAG = 0x55534552
+
+
+@numba.njit(cache=True, inline="always")
+def counter(stream, t, index, width, j):
+    """The counter of sub-draw ``j`` of draw (``stream``, ``t``, ``index``); ``width`` items per step."""
+    return np.uint64(((t * width + index) * N_STREAMS + stream) * _SUB + j)
+
+
+@numba.njit(cache=True, inline="always")
+def uniform(key, stream, t, index, width, j):
+    """Uniform in [0, 1) on the 2**-53 grid: SplitMix64 output number ``counter`` of ``key``."""
+    z = key + (counter(stream, t, index, width, j) + _ONE) * _GAMMA
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    z = z ^ (z >> _S31)
+    return np.float64(z >> _S11) * _TWO_M53
+
+
+_MASK = (1 << 64) - 1
+
+
+def uniform_py(key, stream, t, index, width, j=0):
+    """Pure-Python integer version of :func:`uniform` (the test suite's independent copy)."""
+    key = int(key)
+    c = ((int(t) * int(width) + int(index)) * N_STREAMS + int(stream)) * _SUB + int(j)
+    z = (key + (c + 1) * 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    z = z ^ (z >> 31)
+    return (z >> 11) * _TWO_M53
+
+
+@numba.njit(cache=True, inline="always")
+def _policy_uniform(key, t, index, width, j):
+    """Sub-draw ``j`` (any j >= 0) of the policy stream; beyond 255 the key is varied."""
+    if j >= _SUB:
+        key = key ^ (np.uint64(j // _SUB) * _M2)
+    return uniform(key, POLICY, t, index, width, j % _SUB)
+
+
+@numba.njit(cache=True)
+def _gamma_draw(a, key, t, index, width, j):
+    """Gamma(a, 1) for a >= 1 by Marsaglia and Tsang (2000), from policy sub-draws j, j+1, ...
+
+    Normals by Box-Muller (two uniforms each). Returns (draw, next unused sub-draw number).
+    """
+    d = a - 1.0 / 3.0
+    cc = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        u1 = _policy_uniform(key, t, index, width, j)
+        u2 = _policy_uniform(key, t, index, width, j + 1)
+        u3 = 1.0 - _policy_uniform(key, t, index, width, j + 2)  # in (0, 1]: log u3 is finite
+        j += 3
+        x = math.sqrt(-2.0 * math.log1p(-u1)) * math.cos(2.0 * math.pi * u2)
+        v = 1.0 + cc * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        if u3 < 1.0 - 0.0331 * x * x * x * x:
+            return d * v, j
+        if math.log(u3) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
+            return d * v, j
+
+
+@numba.njit(cache=True)
+def beta_draw(a, b, key, t, index, width):
+    """Beta(a, b) draw for a, b >= 1 as X / (X + Y), X ~ Gamma(a), Y ~ Gamma(b) (policy stream).
+
+    A pure function of (key, t, index): the Thompson sample of item ``index`` at step ``t``.
+    """
+    x, j = _gamma_draw(a, key, t, index, width, 0)
+    y, j = _gamma_draw(b, key, t, index, width, j)
+    return x / (x + y)
+
+
+# --------------------------------------------------------------------------
+# keys from SeedSequence
+# --------------------------------------------------------------------------
+
+def instance_words(weights) -> tuple:
+    """Two 32-bit words identifying an instance's attraction probabilities (for the users' key).
+
+    sha256 of the JSON list of the weights' ``repr``; the users of two cells share their
+    draws iff their attraction probabilities are the same list.
+    """
+    s = json.dumps([repr(float(x)) for x in weights]).encode()
+    h = hashlib.sha256(s).digest()
+    return (int.from_bytes(h[:4], "little"), int.from_bytes(h[4:8], "little"))
+
+
+def _key(ss: np.random.SeedSequence) -> np.uint64:
+    return ss.generate_state(1, np.uint64)[0]
+
+
+def users_keys(seed: np.random.SeedSequence, weights, runs: int) -> np.ndarray:
+    """64-bit users' keys of runs ``0..runs-1``, shape (runs,) uint64.
+
+    Run ``r``'s key is drawn from ``SeedSequence(seed.entropy, spawn_key=(USERS_TAG, w0, w1, r))``
+    with ``(w0, w1) = instance_words(weights)``: it depends on the root entropy, the
+    instance and the run index only -- not on the policy, the order, the click
+    model's other parameters, nor the cell's own spawn key -- so every policy of an
+    experiment meets the same users in run ``r``.
+    """
+    w = instance_words(weights)
+    return np.array(
+        [_key(np.random.SeedSequence(seed.entropy, spawn_key=(USERS_TAG, *w, r))) for r in range(runs)],
+        dtype=np.uint64,
+    )
+
+
+def policy_keys(seed: np.random.SeedSequence, runs: int) -> np.ndarray:
+    """64-bit policy keys, shape (runs,) uint64: run ``r`` uses ``SeedSequence(entropy, spawn_key + (r,))``.
+
+    That is the ``r``-th child ``seed.spawn`` would give, built without mutating ``seed``.
+    """
+    return np.array(
+        [_key(np.random.SeedSequence(seed.entropy, spawn_key=tuple(seed.spawn_key) + (r,)))
+         for r in range(runs)],
+        dtype=np.uint64,
+    )
