@@ -135,3 +135,71 @@ def test_as_dicts_maps_nan_to_none():
     rows = T.compare_table("table1", [])
     d = T.as_dicts(rows[:1])[0]
     assert d["paper_mean"] == 1290.1 and d["z"] is None and d["mark"] == "not run"
+
+
+# -- rows that call bounds: checked against the paper's formulas written out by hand ----------
+def _thm2_blb(L, K, delta, n):
+    return (L - K) * 12 / delta * math.log(n) + math.pi**2 * L / 3
+
+
+def _kl(q, p):
+    return float(q * mpmath.log(q / p) + (1 - q) * mpmath.log((1 - q) / (1 - p)))
+
+
+def _thm4_coef_blb(L, K, p, delta):
+    return (L - K) * delta * (1 - p) ** (K - 1) / _kl(p - delta, p)
+
+
+def test_bound_rows_match_the_theorems_by_hand(t1):
+    pytest.importorskip("bounds.upper")
+    pytest.importorskip("bounds.lower")
+    rows = T.bound_rows(t1)
+    assert [(r.L, r.K, r.delta) for r in rows] == [
+        (16, 2, 0.15), (16, 4, 0.15), (16, 8, 0.15), (32, 2, 0.15), (32, 4, 0.15), (32, 8, 0.15),
+        (16, 2, 0.075), (16, 4, 0.075), (16, 8, 0.075)]
+    for r in rows:
+        assert r.n == 1000 and r.p == 0.2
+        assert r.theorem2 == pytest.approx(_thm2_blb(r.L, r.K, r.delta, r.n), rel=1e-12)
+        assert r.theorem4_coefficient == pytest.approx(_thm4_coef_blb(r.L, r.K, 0.2, r.delta), rel=1e-12)
+        assert r.theorem4 == pytest.approx(r.theorem4_coefficient * math.log(r.n), rel=1e-12)
+        # Theorem 3 at any eps > 0 with C > 0 exceeds its eps = 0 log-term written out by hand
+        lead = (r.L - r.K) * r.delta * (1 + math.log(1 / r.delta)) / _kl(0.2 - r.delta, 0.2)
+        loglog = max(math.log(math.log(r.n)), 0.0)
+        assert r.theorem3_eps > 0 and r.theorem3_C > 0
+        assert r.theorem3 == pytest.approx(
+            (1 + r.theorem3_eps) * lead * (math.log(r.n) + 3 * loglog) + r.theorem3_C, rel=1e-9)
+        assert r.ucb1_over_theorem2 == pytest.approx(r.ucb1_mean / r.theorem2)
+    # the fakes reproduce the paper's means, so the ratios use the paper's numbers
+    assert rows[0].ucb1_mean == pytest.approx(1290.1) and rows[0].klucb_mean == pytest.approx(357.9)
+
+
+def test_scaling_rows_predictions_by_hand(t1):
+    pytest.importorskip("bounds.upper")
+    rows = T.scaling_rows(t1)
+    # 3 L-pairs, 3 Delta-pairs, 9 K-pairs (2-4, 2-8, 4-8 for three (L, Delta)), two policies each
+    assert len(rows) == 30
+    by = {(r.vary, r.fixed, r.frm, r.to, r.policy): r for r in rows}
+    r = by[("L", "K=2, delta=0.15", "16", "32", "cascade-ucb1")]
+    assert r.ratio == pytest.approx(2695.9 / 1290.1, rel=1e-12)
+    assert r.predicted_theorem2 == pytest.approx(30 / 14, rel=1e-12)
+    assert r.predicted_theorem4 == pytest.approx(30 / 14, rel=1e-12)
+    r = by[("Delta", "L=16, K=4", "0.15", "0.075", "cascade-klucb")]
+    assert r.predicted_theorem2 == pytest.approx(2.0, rel=1e-12)
+    assert r.predicted_theorem4 == pytest.approx(
+        _thm4_coef_blb(16, 4, 0.2, 0.075) / _thm4_coef_blb(16, 4, 0.2, 0.15), rel=1e-12)
+    r = by[("K", "L=32, delta=0.15", "2", "8", "cascade-ucb1")]
+    assert r.predicted_theorem2 == pytest.approx(24 / 30, rel=1e-12)
+    assert r.predicted_theorem4 == pytest.approx(24 / 30 * 0.8**6, rel=1e-12)
+
+
+def test_bound_curves_are_increasing_and_match_bound_rows():
+    pytest.importorskip("bounds.upper")
+    c = T.bound_curves(16, 4, 0.2, 0.15, [10, 100, 1000])
+    for key in ("theorem2", "theorem3", "theorem4"):
+        n, v = c[key]
+        assert list(n) == [10, 100, 1000] and np.all(np.diff(v) > 0)
+    assert c["theorem2"][1][-1] == pytest.approx(_thm2_blb(16, 4, 0.15, 1000), rel=1e-12)
+    b = T.bounds_at(16, 4, 0.2, 0.15, 1000)
+    assert c["theorem3"][1][-1] == pytest.approx(b["theorem3"], rel=1e-9)
+    with pytest.raises(ValueError, match="horizons"):
+        T.bound_curves(16, 4, 0.2, 0.15, [0, 10])

@@ -1,0 +1,355 @@
+"""Plot functions: data in, :class:`matplotlib.figure.Figure` out. No files are written here.
+
+Object-oriented matplotlib only (figures are made with ``matplotlib.figure.Figure``,
+never through pyplot). Conventions (DESIGN.md, "Results and figures"):
+
+* empirical curves are the mean over runs with a 95% normal band, ``mean +- 1.96 se``;
+* bounds are dashed;
+* colours are the Okabe-Ito colourblind-safe palette, one fixed colour per policy;
+* sizes are for a two-column paper: ``COLUMN`` = 3.25 in for one panel, ``PAGE`` = 6.75 in for
+  grids, with 7-8 pt text.
+
+Every function accepts an optional ``ax`` (or ``axes``) to draw into and returns the
+Figure that holds the drawing.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import LogLocator
+
+from reports import tables as T
+
+COLUMN, PAGE = 3.25, 6.75  # inches
+
+#: Okabe & Ito (2008) colourblind-safe palette
+OKABE_ITO = {
+    "black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73",
+    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7",
+}
+
+#: colour, line style and legend label per policy
+POLICY_STYLE = {
+    "cascade-ucb1": (OKABE_ITO["vermillion"], "-", "CascadeUCB1"),
+    "cascade-klucb": (OKABE_ITO["blue"], "-", "CascadeKL-UCB"),
+    "ranked-klucb": (OKABE_ITO["orange"], ":", "RankedKL-UCB"),
+    "cascade-ts": (OKABE_ITO["green"], "-", "CascadeTS"),
+}
+
+#: colour and label per bound; every bound is drawn dashed
+BOUND_STYLE = {
+    "theorem2": (OKABE_ITO["vermillion"], "Thm 2 (UCB1 upper)"),
+    "theorem3": (OKABE_ITO["blue"], "Thm 3 (KL-UCB upper)"),
+    "theorem4": (OKABE_ITO["black"], "Thm 4 (lower, asympt.)"),
+}
+
+STYLE = {
+    "font.size": 7.5, "axes.titlesize": 7.5, "axes.labelsize": 7.5, "legend.fontsize": 6.5,
+    "xtick.labelsize": 6.5, "ytick.labelsize": 6.5, "lines.linewidth": 1.2,
+    "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
+    "axes.grid": True, "grid.alpha": 0.25, "grid.linewidth": 0.5,
+    "savefig.dpi": 200, "pdf.fonttype": 42,
+}
+
+Z95 = 1.96
+
+
+@contextmanager
+def _style():
+    with mpl.rc_context(STYLE):
+        yield
+
+
+def _figure(width, height, nrows=1, ncols=1, **kw):
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
+    return fig, axes
+
+
+def _policy_style(policy):
+    return POLICY_STYLE.get(policy, (OKABE_ITO["purple"], "-", policy))
+
+
+def band(ax, t, mean, se, *, color, label=None, linestyle="-"):
+    """Mean curve with a ``mean +- 1.96 se`` band on ``ax``. Shapes (m,), (m,), (m,)."""
+    t = np.asarray(t)
+    mean = np.asarray(mean, dtype=np.float64)
+    ax.plot(t, mean, color=color, linestyle=linestyle, label=label)
+    se = np.nan_to_num(np.asarray(se, dtype=np.float64))
+    ax.fill_between(t, mean - Z95 * se, mean + Z95 * se, color=color, alpha=0.2, linewidth=0)
+
+
+def _bound_lines(ax, curves, keys=("theorem4", "theorem2", "theorem3")):
+    """Dashed bound curves; ``curves`` maps a key of BOUND_STYLE to ``(n (k,), value (k,))``."""
+    for key in keys:
+        if key in curves:
+            n, v = curves[key]
+            color, label = BOUND_STYLE[key]
+            ax.plot(n, v, color=color, linestyle="--", linewidth=0.9, label=label)
+
+
+def regret_curves(results, *, bounds=None, ax=None, logx=True, logy=False, title=None,
+                  legend=True):
+    """Cumulative regret against n for several cells, with optional dashed bound curves.
+
+    Parameters
+    ----------
+    results : sequence of CellResult-like
+        Each with ``params["policy"]``, ``checkpoints`` (m,) and ``regret`` (runs, m).
+    bounds : dict, optional
+        ``{"theorem2" | "theorem3" | "theorem4": (n (k,), value (k,))}``.
+    ax : matplotlib Axes, optional
+    """
+    with _style():
+        fig = ax.figure if ax is not None else None
+        if ax is None:
+            fig, axes = _figure(COLUMN, 2.4)
+            ax = axes[0, 0]
+        for r in results:
+            t, mean, se = T.curve(r)
+            keep = t >= 1
+            color, ls, label = _policy_style(r.params.get("policy"))
+            band(ax, t[keep], mean[keep], se[keep], color=color, label=label, linestyle=ls)
+        if bounds:
+            _bound_lines(ax, bounds)
+        if logx:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_locator(LogLocator(base=10, numticks=6))
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel("step n")
+        ax.set_ylabel("regret R(n)")
+        if title:
+            ax.set_title(title)
+        if legend:
+            ax.legend(loc="upper left")
+    return fig
+
+
+def figure1(results, rows=None, *, axes=None):
+    """Figure 1 of the paper: regret of CascadeKL-UCB (solid) and RankedKL-UCB (dotted)
+    in the four DBN settings (nu, gamma) in {1, 0.7}^2, with 95% bands.
+
+    Parameters
+    ----------
+    results : sequence of CellResult-like
+        The ``dbn`` experiment (``params["model"] == "dbn"``).
+    rows : list of :class:`reports.tables.DBNRow`, optional
+        Ratios to annotate in each panel (computed from ``results`` if omitted).
+    axes : 2 x 2 array of Axes, optional
+    """
+    from reports.paper import figure1_meta
+
+    meta = figure1_meta()
+    rows = T.dbn_rows(results) if rows is None else rows
+    ratio = {(r.nu, r.gamma): r for r in rows}
+    with _style():
+        if axes is None:
+            fig, axes = _figure(COLUMN, 3.0, 2, 2, sharex=True)
+        else:
+            axes = np.asarray(axes).reshape(2, 2)
+            fig = axes[0, 0].figure
+        for i, nu in enumerate(meta["nu"]):
+            for j, gamma in enumerate(meta["gamma"]):
+                ax = axes[i, j]
+                cells = [r for pol in ("cascade-klucb", "ranked-klucb")
+                         for r in T.select(results, model="dbn", nu=nu, gamma=gamma, policy=pol)]
+                regret_curves(cells, ax=ax, logx=False, legend=False)
+                ax.set_title(f"ν = {nu:g}, γ = {gamma:g}")
+                ax.set_xlabel("step n" if i == 1 else "")
+                ax.set_ylabel("regret" if j == 0 else "")
+                ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
+                r = ratio.get((float(nu), float(gamma)))
+                if r is not None:
+                    ax.text(0.97, 0.05, f"ranked / cascade\n= {r.ratio:.2f} ± {r.ratio_se:.2f}",
+                            transform=ax.transAxes, ha="right", va="bottom", fontsize=6)
+                ax.set_ylim(bottom=0)
+        handles, labels = axes[0, 0].get_legend_handles_labels()
+        if handles:
+            fig.legend(handles, labels, loc="outside upper center", ncol=2)
+    return fig
+
+
+def bounds_vs_empirical(results, curves, *, axes=None, order="best-first"):
+    """Regret against n (log-log) for every Table 1 configuration, with the bounds dashed.
+
+    Parameters
+    ----------
+    results : sequence of CellResult-like
+        Cascade cells of Table 1 (and optionally cascade-ts cells of the same configurations).
+    curves : dict
+        ``{(L, K, delta): {"theorem2" | "theorem3" | "theorem4": (n (k,), value (k,))}}`` as
+        returned by :func:`reports.tables.bound_curves`.
+    axes : 3 x 3 array of Axes, optional
+        Rows (L, Delta) = (16, 0.15), (32, 0.15), (16, 0.075); columns K = 2, 4, 8.
+    """
+    rows_spec = [(16, 0.15), (32, 0.15), (16, 0.075)]
+    cols_spec = [2, 4, 8]
+    with _style():
+        if axes is None:
+            fig, axes = _figure(PAGE, 5.6, 3, 3, sharex=True)
+        else:
+            axes = np.asarray(axes).reshape(3, 3)
+            fig = axes[0, 0].figure
+        for i, (L, delta) in enumerate(rows_spec):
+            for j, K in enumerate(cols_spec):
+                ax = axes[i, j]
+                cells = T.select(results, model="cascade", order=order, L=L, K=K, delta=delta)
+                cells = sorted(cells, key=lambda r: list(POLICY_STYLE).index(r.params["policy"])
+                               if r.params["policy"] in POLICY_STYLE else 99)
+                regret_curves(cells, bounds=curves.get((L, K, delta)), ax=ax, logy=True,
+                              legend=False)
+                ax.set_title(f"L = {L}, K = {K}, Δ = {delta:g}")
+                ax.set_xlabel("step n" if i == 2 else "")
+                ax.set_ylabel("regret" if j == 0 else "")
+        seen = {}
+        for ax in axes.flat:
+            for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+                seen.setdefault(lab, h)
+        if seen:
+            fig.legend(list(seen.values()), list(seen), loc="outside lower center",
+                       ncol=min(len(seen), 6))
+    return fig
+
+
+def _errorbar_points(ax, x, y, err, *, color, marker, label, filled=True):
+    ax.errorbar(x, y, yerr=Z95 * np.nan_to_num(np.asarray(err, dtype=np.float64)), fmt=marker,
+                color=color, markersize=3.5, capsize=1.5, linewidth=0.9, label=label,
+                markerfacecolor=color if filled else "white")
+
+
+def scaling_figure(rows, *, axes=None):
+    """Scaling of regret in L, Delta and K against the bounds' predictions.
+
+    Three panels (L: 16 -> 32; Delta: 0.15 -> 0.075; K: 2 -> 4 -> 8). Each point is the
+    empirical regret ratio R(to) / R(from) with a 95% error bar, per policy; the bounds'
+    predicted ratios (ratios of their log n coefficients) are short dashed segments.
+
+    Parameters
+    ----------
+    rows : list of :class:`reports.tables.ScalingRow`
+    axes : sequence of 3 Axes, optional
+    """
+    kinds = [("L", "L: 16 → 32"), ("Delta", "Δ: 0.15 → 0.075"), ("K", "K: from → to")]
+    with _style():
+        if axes is None:
+            fig, axes = _figure(PAGE, 2.4, 1, 3)
+            axes = axes[0]
+        else:
+            fig = axes[0].figure
+        for ax, (kind, title) in zip(axes, kinds, strict=True):
+            rs = [r for r in rows if r.vary == kind]
+            labels = []
+            for r in rs:
+                lab = f"{r.fixed}" if kind != "K" else f"{r.frm}→{r.to}\n{r.fixed}"
+                if lab not in labels:
+                    labels.append(lab)
+            x = {lab: k for k, lab in enumerate(labels)}
+            for off, pol in ((-0.12, "cascade-ucb1"), (0.12, "cascade-klucb")):
+                pr = [r for r in rs if r.policy == pol]
+                if not pr:
+                    continue
+                color, _, label = _policy_style(pol)
+                xs = [x[(f"{r.fixed}" if kind != "K" else f"{r.frm}→{r.to}\n{r.fixed}")] + off
+                      for r in pr]
+                _errorbar_points(ax, xs, [r.ratio for r in pr], [r.ratio_se for r in pr],
+                                 color=color, marker="o", label=label)
+            first = {}
+            for r in rs:
+                lab = f"{r.fixed}" if kind != "K" else f"{r.frm}→{r.to}\n{r.fixed}"
+                first.setdefault(lab, r)
+            for key, color, name, dx in (("predicted_theorem2", OKABE_ITO["vermillion"], "Thm 2", -0.3),
+                                         ("predicted_theorem3", OKABE_ITO["blue"], "Thm 3", 0.0),
+                                         ("predicted_theorem4", OKABE_ITO["black"], "Thm 4", 0.3)):
+                for k, (lab, r) in enumerate(first.items()):
+                    ax.plot([x[lab] - 0.38, x[lab] + 0.38], [getattr(r, key)] * 2, color=color,
+                            linestyle="--", linewidth=0.9, label=f"{name} predicts" if k == 0 else None)
+            ax.set_xticks(range(len(labels)), labels, fontsize=5.5 if kind == "K" else 6.5)
+            ax.set_xlim(-0.6, len(labels) - 0.4)
+            ax.set_title(title)
+            ax.axhline(1.0, color="0.6", linewidth=0.6)
+        axes[0].set_ylabel("regret ratio R(to) / R(from)")
+        handles, labels = axes[0].get_legend_handles_labels()
+        if handles:
+            fig.legend(handles, labels, loc="outside lower center", ncol=5)
+    return fig
+
+
+def order_figure(rows, *, ax=None):
+    """Worst-first / best-first regret ratio for each Table 1 configuration and policy.
+
+    Filled points with 95% error bars are ours; hollow diamonds are the paper's
+    (Table 2 / Table 1). A ratio below 1 means worst-first learns faster.
+
+    Parameters
+    ----------
+    rows : list of :class:`reports.tables.OrderRow`
+    """
+    with _style():
+        fig = ax.figure if ax is not None else None
+        if ax is None:
+            fig, axes = _figure(COLUMN, 2.5)
+            ax = axes[0, 0]
+        configs = []
+        for r in rows:
+            if (r.L, r.K, r.delta) not in configs:
+                configs.append((r.L, r.K, r.delta))
+        x = {c: k for k, c in enumerate(configs)}
+        for off, pol in ((-0.15, "cascade-ucb1"), (0.15, "cascade-klucb")):
+            pr = [r for r in rows if r.policy == pol]
+            if not pr:
+                continue
+            color, _, label = _policy_style(pol)
+            xs = [x[(r.L, r.K, r.delta)] + off for r in pr]
+            _errorbar_points(ax, xs, [r.ratio for r in pr], [r.ratio_se for r in pr],
+                             color=color, marker="o", label=f"{label} (ours)")
+            ax.plot(xs, [r.paper_ratio for r in pr], linestyle="none", marker="D", markersize=3.5,
+                    markerfacecolor="white", markeredgecolor=color, label=f"{label} (paper)")
+        ax.axhline(1.0, color="0.6", linewidth=0.6)
+        ax.set_xticks(range(len(configs)), [f"{L}/{K}/{d:g}" for L, K, d in configs],
+                      rotation=45, ha="right", fontsize=6)
+        ax.set_xlabel("L / K / Δ")
+        ax.set_ylabel("worst-first / best-first")
+        ax.set_ylim(bottom=0)
+        ax.legend(loc="lower left", ncol=2, fontsize=5.5)
+    return fig
+
+
+def policies_figure(results, configs, *, axes=None, order="best-first"):
+    """CascadeTS alongside the paper's policies: regret against n (log x) on some Table 1 rows.
+
+    Parameters
+    ----------
+    results : sequence of CellResult-like
+    configs : sequence of (L, K, delta), one panel each (at most 3 per row of panels)
+    """
+    configs = list(configs)
+    if not configs:
+        raise ValueError("configs must name at least one (L, K, delta) configuration")
+    ncols = min(3, len(configs))
+    nrows = math.ceil(len(configs) / ncols)
+    with _style():
+        if axes is None:
+            fig, axes = _figure(COLUMN if ncols == 1 else PAGE, 2.2 * nrows, nrows, ncols)
+        else:
+            axes = np.asarray(axes).reshape(nrows, ncols)
+            fig = axes.flat[0].figure
+        for ax, (L, K, delta) in zip(axes.flat, configs, strict=False):
+            cells = T.select(results, model="cascade", order=order, L=L, K=K, delta=delta)
+            cells = sorted(cells, key=lambda r: list(POLICY_STYLE).index(r.params["policy"])
+                           if r.params["policy"] in POLICY_STYLE else 99)
+            regret_curves(cells, ax=ax, legend=False, title=f"L = {L}, K = {K}, Δ = {delta:g}")
+        for ax in list(axes.flat)[len(configs):]:
+            ax.set_visible(False)
+        seen = {}
+        for ax in axes.flat:
+            for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+                seen.setdefault(lab, h)
+        if seen:
+            fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncol=len(seen))
+    return fig
