@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from bounds.indices import klucb_threshold_scalar, safe_log
-from bounds.kl import klucb_scalar
+from bounds.kl import kl_scalar, klucb_scalar
 from simulate.models import list_reward, respond
 from simulate.policies import KLUCB, RANKED, UCB1
 from simulate.rng import ATTRACT, beta_draw, uniform
@@ -39,9 +39,136 @@ def _select_top(idx, K, taken, out):
         out[k] = best
 
 
+# --------------------------------------------------------------------------
+# Lazy exact KL-UCB selection
+# --------------------------------------------------------------------------
+# The top-K by KL-UCB index needs the exact index (klucb_scalar, ~250 ns) of few items.
+# For an item with mean p, count T and threshold th, the root q* of
+# h(q) = kl(p, q) - th / T is bracketed from any reference point q0 in (p, 1) with one
+# kl evaluation, because h is convex and increasing on [p, 1):
+#   * the Newton step q0 - h(q0) / h'(q0) is >= q* (a tangent lies below h);
+#   * if h(q0) < 0 then q0 <= q*; else the secant through (p, -th/T) and (q0, h(q0))
+#     meets 0 at or below q* (a chord lies above h).
+# Both ends are widened by PAD = 1e-10, far above the float error of these formulas and
+# of klucb_scalar (<= 1e-12 from the true root), so the bracket holds the value
+# klucb_scalar returns. An item whose (mean, count) did not change keeps as an upper bound
+# its bracket's top at a later threshold th(t_hi): the index is nondecreasing in th;
+# it stays valid after an unattractive observation too (the index is nondecreasing in the
+# mean and nonincreasing in the count). A list is then decided from brackets, and
+# klucb_scalar is called only where two brackets overlap: the decisions are those of
+# the plain loop, bit for bit (tests/simulate: lazy == plain == reference).
+PAD = 1e-10
+GROW = 16  # upper bounds are taken at t_hi = t + t // GROW + 1
+
+
+@numba.njit(cache=True)
+def _bracket(p, T, th, q0):
+    """(lo, hi, exact, q_next): klucb_scalar(p, T, th) lies in [lo, hi]; exact if lo == hi."""
+    if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
+        v = klucb_scalar(p, T, th)
+        return v, v, True, v
+    r = th / T
+    g = kl_scalar(p, q0) - r
+    d = (q0 - p) / (q0 * (1.0 - q0))
+    hi = q0 - g / d
+    if hi > 1.0:
+        hi = 1.0
+    lo = p + (q0 - p) * (r / (r + g)) if g >= 0.0 else q0
+    return lo - PAD, hi + PAD, False, hi
+
+
+@numba.njit(cache=True)
+def _mean(S, N, e):
+    return S[e] / N[e] if N[e] > 0 else 0.0
+
+
+@numba.njit(cache=True)
+def _lazy_prepare(S, N, q, ub, ubt, t, th, c, inc, ninc, lo, hi, ex, cand, taken):
+    """Refresh expired upper bounds, bracket the incumbents and every item that may beat them.
+
+    Returns tau: every item not marked ``cand`` has index < tau <= the ninc-th largest index.
+    """
+    L = S.size
+    t_hi = t + t // GROW + 1
+    th_hi = klucb_threshold_scalar(float(t_hi), c)
+    for e in range(L):
+        cand[e] = False
+        taken[e] = False
+        if ubt[e] < t:
+            r = _bracket(_mean(S, N, e), float(N[e]), th_hi, q[e])
+            ub[e] = r[1]
+            ubt[e] = t_hi
+    tau = np.inf
+    for i in range(ninc):
+        e = inc[i]
+        if cand[e]:
+            continue
+        r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
+        lo[e], hi[e], ex[e], q[e] = r[0], r[1], r[2], r[3]
+        cand[e] = True
+        if lo[e] < tau:
+            tau = lo[e]
+    if ninc == 0:
+        tau = -np.inf
+    for e in range(L):
+        if not cand[e] and ub[e] >= tau:
+            r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
+            lo[e], hi[e], ex[e], q[e] = r[0], r[1], r[2], r[3]
+            cand[e] = True
+    return tau
+
+
+@numba.njit(cache=True)
+def _lazy_expand(S, N, q, th, lo, hi, ex, cand):
+    """Bracket every item not yet a candidate (needed beyond the certified depth)."""
+    for e in range(S.size):
+        if not cand[e]:
+            r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
+            lo[e], hi[e], ex[e], q[e] = r[0], r[1], r[2], r[3]
+            cand[e] = True
+
+
+@numba.njit(cache=True)
+def _make_exact(S, N, q, th, lo, hi, ex, e):
+    v = klucb_scalar(_mean(S, N, e), float(N[e]), th)
+    lo[e] = v
+    hi[e] = v
+    ex[e] = True
+    q[e] = v
+
+
+@numba.njit(cache=True)
+def _lazy_pop(S, N, q, th, lo, hi, ex, cand, taken):
+    """The next item in (index desc, id asc) order among untaken candidates; -1 if none."""
+    L = S.size
+    while True:
+        a = -1
+        b = -1
+        for e in range(L):  # a, b: the two largest (hi desc, id asc)
+            if not cand[e] or taken[e]:
+                continue
+            if a < 0 or hi[e] > hi[a]:
+                b = a
+                a = e
+            elif b < 0 or hi[e] > hi[b]:
+                b = e
+        if a < 0:
+            return -1
+        if b < 0 or lo[a] > hi[b]:
+            break
+        if not ex[a]:
+            _make_exact(S, N, q, th, lo, hi, ex, a)
+        elif not ex[b]:
+            _make_exact(S, N, q, th, lo, hi, ex, b)
+        else:
+            break  # both exact: a = max of (value desc, id asc), and no other can tie above it
+    taken[a] = True
+    return a
+
+
 @numba.njit(cache=True)
 def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c, fstar,
-                         ukey, pkey, checkpoints, regret_out, counts_out):
+                         ukey, pkey, checkpoints, regret_out, counts_out, lazy):
     L = attract.size
     S = np.zeros(L, np.int64)
     N = np.ones(L, np.int64)
@@ -54,10 +181,25 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
     sel = np.empty(K, np.int64)
     clicks = np.zeros(K, np.int64)
     scratch = np.empty(K)
+    # lazy KL-UCB state (see _bracket)
+    q = np.zeros(L)
+    ub = np.zeros(L)
+    ubt = np.zeros(L, np.int64)
+    lo = np.empty(L)
+    hi = np.empty(L)
+    ex = np.zeros(L, np.bool_)
+    cand = np.zeros(L, np.bool_)
+    ninc = 0
     cum = 0.0
     j = 0
     for t in range(1, n + 1):
-        if policy == UCB1:
+        if policy == KLUCB and lazy:
+            th = klucb_threshold_scalar(float(t), c)
+            _lazy_prepare(S, N, q, ub, ubt, t, th, c, sel, ninc, lo, hi, ex, cand, taken)
+            for k in range(K):
+                sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cand, taken)
+            ninc = K
+        elif policy == UCB1:
             lg = safe_log(t - 1.0)
             for e in range(L):
                 idx[e] = S[e] / N[e] + math.sqrt(1.5 * lg / N[e])
@@ -68,7 +210,8 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
         else:  # TS
             for e in range(L):
                 idx[e] = beta_draw(1.0 + S[e], 1.0 + (N[e] - S[e]), pkey, t, e, L)
-        _select_top(idx, K, taken, sel)
+        if not (policy == KLUCB and lazy):
+            _select_top(idx, K, taken, sel)
         for k in range(K):
             lst[k] = sel[k] if order == 0 else sel[K - 1 - k]
         respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
@@ -82,6 +225,7 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
             N[e] += 1
             if k == last:
                 S[e] += 1
+                ubt[e] = 0  # the index may have grown: the stored upper bound is void
         cum += fstar - list_reward(model, attract, satisfy, gamma, lst, K, scratch)
         if t == checkpoints[j]:
             regret_out[j] = cum
@@ -91,7 +235,8 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
 
 
 @numba.njit(cache=True)
-def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out, counts_out):
+def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out, counts_out,
+                lazy):
     L = attract.size
     S = np.zeros((K, L), np.int64)
     N = np.zeros((K, L), np.int64)
@@ -100,10 +245,18 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
     taken = np.empty(L, np.bool_)
     shown = np.zeros(L, np.bool_)
     order_k = np.empty(L, np.int64)
-    chosen = np.empty(K, np.int64)
+    chosen = np.zeros(K, np.int64)
     lst = np.empty(K, np.int64)
     clicks = np.zeros(K, np.int64)
     scratch = np.empty(K)
+    q = np.zeros((K, L))
+    ub = np.zeros((K, L))
+    ubt = np.zeros((K, L), np.int64)
+    lo = np.empty(L)
+    hi = np.empty(L)
+    ex = np.zeros(L, np.bool_)
+    cand = np.zeros(L, np.bool_)
+    ninc = 0
     cum = 0.0
     j = 0
     for t in range(1, n + 1):
@@ -111,16 +264,28 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
         for e in range(L):
             shown[e] = False
         for k in range(K):
-            for e in range(L):
-                m = S[k, e] / N[k, e] if N[k, e] > 0 else 0.0
-                idx[e] = klucb_scalar(m, float(N[k, e]), th)
-            _select_top(idx, k + 1, taken, order_k)  # bandit k's first k+1 items
-            chosen[k] = order_k[0]
-            for i in range(k + 1):
-                if not shown[order_k[i]]:
-                    lst[k] = order_k[i]
-                    break
+            if lazy:
+                _lazy_prepare(S[k], N[k], q[k], ub[k], ubt[k], t, th, c, chosen[k:k + 1], ninc, lo, hi,
+                              ex, cand, taken)
+                a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cand, taken)
+                chosen[k] = a
+                if shown[a]:  # duplicate: bandit k's next best unshown item
+                    _lazy_expand(S[k], N[k], q[k], th, lo, hi, ex, cand)
+                    while shown[a]:
+                        a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cand, taken)
+                lst[k] = a
+            else:
+                for e in range(L):
+                    m = S[k, e] / N[k, e] if N[k, e] > 0 else 0.0
+                    idx[e] = klucb_scalar(m, float(N[k, e]), th)
+                _select_top(idx, k + 1, taken, order_k)  # bandit k's first k+1 items
+                chosen[k] = order_k[0]
+                for i in range(k + 1):
+                    if not shown[order_k[i]]:
+                        lst[k] = order_k[i]
+                        break
             shown[lst[k]] = True
+        ninc = 1
         respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
         last = -1
         for k in range(K):
@@ -129,6 +294,7 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
             N[k, chosen[k]] += 1
             if clicks[k] == 1 and lst[k] == chosen[k]:
                 S[k, chosen[k]] += 1
+                ubt[k, chosen[k]] = 0
         nobs = last + 1 if last >= 0 else K
         for k in range(nobs):
             counts[lst[k]] += 1
@@ -142,33 +308,33 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
 
 @numba.njit(cache=True)
 def _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pkey,
-         checkpoints, regret_out, counts_out):
+         checkpoints, regret_out, counts_out, lazy):
     if policy == RANKED:
         _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out,
-                    counts_out)
+                    counts_out, lazy)
     else:
         _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pkey,
-                             checkpoints, regret_out, counts_out)
+                             checkpoints, regret_out, counts_out, lazy)
 
 
 @numba.njit(cache=True)
 def _run_all_serial(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys, pkeys,
-                    checkpoints, regret, counts):
+                    checkpoints, regret, counts, lazy):
     for r in range(ukeys.size):
         _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys[r], pkeys[r],
-             checkpoints, regret[r], counts[r])
+             checkpoints, regret[r], counts[r], lazy)
 
 
 @numba.njit(cache=True, parallel=True)
 def _run_all_parallel(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys, pkeys,
-                      checkpoints, regret, counts):
+                      checkpoints, regret, counts, lazy):
     for r in numba.prange(ukeys.size):
         _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys[r], pkeys[r],
-             checkpoints, regret[r], counts[r])
+             checkpoints, regret[r], counts[r], lazy)
 
 
 def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys, pkeys, checkpoints,
-                  threads: int | None = None):
+                  threads: int | None = None, lazy: bool = True):
     """Run ``len(ukeys)`` independent runs of one cell.
 
     Parameters
@@ -186,6 +352,9 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
         Increasing steps in 1..horizon, the last one = horizon.
     threads : int, optional
         1 runs serially; otherwise numba threads over runs (default: numba's setting).
+    lazy : bool
+        Use the lazy exact KL-UCB selection (default) or recompute every index each step.
+        Both take the same decisions; ``lazy=False`` exists to test and measure that.
 
     Returns
     -------
@@ -203,7 +372,7 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
     regret = np.zeros((runs, checkpoints.size))
     counts = np.zeros((runs, attract.size), np.int64)
     args = (model.code, int(policy), int(order), attract, satisfy, float(gamma), int(model.K),
-            int(horizon), float(c), float(fstar), ukeys, pkeys, checkpoints, regret, counts)
+            int(horizon), float(c), float(fstar), ukeys, pkeys, checkpoints, regret, counts, bool(lazy))
     if threads == 1 or runs == 1:
         _run_all_serial(*args)
     else:
