@@ -38,8 +38,10 @@ from __future__ import annotations
 import itertools
 import numbers
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import sympy
+if TYPE_CHECKING:  # sympy is imported where used: `import bounds` stays light for the simulator
+    import sympy
 
 __all__ = [
     "lemma1_symbols",
@@ -64,6 +66,8 @@ def _check_K(K, minimum=1) -> int:
 
 def lemma1_symbols(K):
     """Symbols ``x_1..x_K`` (for ``w(a_k)``) and ``y_1..y_K`` (for ``w(b_k)``) as two tuples."""
+    import sympy
+
     K = _check_K(K, 0)
     x = sympy.symbols(f"x1:{K + 1}") if K else ()
     y = sympy.symbols(f"y1:{K + 1}") if K else ()
@@ -71,6 +75,8 @@ def lemma1_symbols(K):
 
 
 def _prod(factors):
+    import sympy
+
     out = sympy.Integer(1)
     for f in factors:
         out = out * f
@@ -84,6 +90,8 @@ def lemma1_lhs(x, y):
 
 def lemma1_rhs(x, y):
     """``sum_k (prod_{i<k} x_i) (x_k - y_k) (prod_{j>k} y_j)`` (right side of the identity)."""
+    import sympy
+
     K = len(x)
     return sympy.Add(
         *[_prod(x[:k]) * (x[k] - y[k]) * _prod(y[k + 1 :]) for k in range(K)]
@@ -106,6 +114,8 @@ def lemma1_identity(K) -> sympy.Expr:
 
 def prove_lemma1(K) -> bool:
     """Prove Lemma 1's polynomial identity for this K by expanding LHS - RHS to 0 (sympy)."""
+    import sympy
+
     return sympy.expand(lemma1_identity(K)) == 0
 
 
@@ -132,6 +142,8 @@ def lemma1_induction_chain(K):
         as the symbol ``H`` and the hypothesis ``H = S_{K-1}`` returned as the
         entry ``"hypothesis"``; the step ``"E2=E3"`` is stated with ``H`` substituted.
     """
+    import sympy
+
     K = _check_K(K)
     x, y = lemma1_symbols(K)
     Px, Py = _prod(x[:-1]), _prod(y[:-1])
@@ -163,6 +175,8 @@ def prove_lemma1_induction_step(K) -> bool:
     identity at length ``K - 1`` (for K = 1 both of its sides are ``1 - 1`` and the empty
     sum, 0).
     """
+    import sympy
+
     chain = lemma1_induction_chain(K)
     for _name, left, right in chain:
         if sympy.expand(left - right) != 0:

@@ -1,0 +1,187 @@
+"""``cascading bounds``: every bound of the paper on one instance at one horizon.
+
+Examples::
+
+    cascading bounds                                   # B_LB(16, 2, 0.2, 0.15), n = 1e5
+    cascading bounds --L 16 --K 2 --p 0.2 --delta 0.15 --n 100000
+    cascading bounds --weights 0.2,0.2,0.05,0.05 --K 2 --n 1e6 --eps 0.5
+    cascading bounds --json
+
+The table lists each bound's value at n, its coefficient of ``log n`` and the
+ratio ``value / (theorem4_coefficient * log n)`` to the asymptotic lower bound.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+HELP = "Print the paper's regret bounds (Theorems 2-4) for an instance and a horizon."
+
+_DEFAULT = {"L": 16, "K": 2, "p": 0.2, "delta": 0.15}
+
+
+def add_arguments(parser) -> None:
+    g = parser.add_argument_group("instance (default: the paper's B_LB(16, 2, 0.2, 0.15))")
+    g.add_argument("--weights", help="attraction probabilities, comma-separated (needs --K)")
+    g.add_argument("--L", type=str, help="number of items of B_LB(L, K, p, delta)")
+    g.add_argument("--K", type=str, help="number of recommended items")
+    g.add_argument("--p", type=str, help="attraction probability of the optimal items of B_LB")
+    g.add_argument("--delta", type=str, help="gap of B_LB, 0 < delta < p")
+    parser.add_argument("--n", type=str, default="100000", help="horizon (default 1e5)")
+    parser.add_argument(
+        "--eps", type=str, default=None,
+        help="eps of Theorem 3 (default: the eps minimising the bound at n)",
+    )
+    parser.add_argument(
+        "--form", choices=("paper", "proof"), default="paper",
+        help="Theorem 3's constant C: as printed (paper, default) or as the proof gives it (proof)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+
+
+def _number(name, text):
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"--{name} must be a number, got {text!r}") from None
+    if math.isnan(v):
+        raise ValueError(f"--{name} must not be NaN")
+    return v
+
+
+def _instance(args):
+    from bounds import _validate as V
+    from bounds.instance import CascadeInstance, b_lb
+
+    blb_given = [k for k in ("L", "p", "delta") if getattr(args, k) is not None]
+    if args.weights is not None:
+        if blb_given:
+            raise ValueError("give either --weights with --K, or --L --K --p --delta, not both")
+        if args.K is None:
+            raise ValueError("--weights needs --K")
+        parts = [s.strip() for s in args.weights.split(",")]
+        if not parts or any(s == "" for s in parts):
+            raise ValueError(f"--weights must be a comma-separated list of numbers, got {args.weights!r}")
+        w = [_number("weights", s) for s in parts]
+        K = V.positive_int("K", _number("K", args.K))
+        return CascadeInstance(tuple(w), K), None
+    if not blb_given and args.K is None:
+        params = dict(_DEFAULT)
+    else:
+        missing = [k for k in ("L", "K", "p", "delta") if getattr(args, k) is None]
+        if missing:
+            raise ValueError(
+                "B_LB needs all of --L --K --p --delta; missing " + " ".join(f"--{m}" for m in missing)
+            )
+        params = {
+            "L": V.positive_int("L", _number("L", args.L)),
+            "K": V.positive_int("K", _number("K", args.K)),
+            "p": _number("p", args.p),
+            "delta": _number("delta", args.delta),
+        }
+    return b_lb(params["L"], params["K"], params["p"], params["delta"]), params
+
+
+def compute(inst, n, eps=None, form="paper", blb=None) -> dict:
+    """All the numbers ``cascading bounds`` prints, as a dict of floats (JSON-ready)."""
+    from bounds import lower, upper
+
+    inst.require_unique_optimum()
+    logn = math.log(n)
+    t4 = lower.theorem4_coefficient(inst)
+    t3 = upper.theorem3_details(inst, n, eps=eps, form=form)
+    out = {
+        "instance": {"weights": list(inst.weights), "K": inst.K, "L": inst.L},
+        "n": n,
+        "log_n": logn,
+        "theorem2": upper.theorem2_bound(inst, n),
+        "theorem2_coefficient": upper.theorem2_leading_coefficient(inst),
+        "theorem2_prepeeling": upper.theorem2_prepeeling(inst, n),
+        "theorem2_prepeeling_coefficient": 6 * upper.theorem2_prepeeling_coefficient(inst),
+        "theorem3": t3["bound"],
+        "theorem3_form": form,
+        "theorem3_constant": t3["constant"],
+        "theorem3_coefficient": t3["log_n_coefficient"],
+        "theorem3_prepeeling": t3["prepeeling"],
+        "theorem3_prepeeling_coefficient": (1 + t3["eps"]) * upper.theorem3_prepeeling_coefficient(inst),
+        "theorem3_leading": t3["leading_coefficient"] * logn,
+        "theorem3_leading_coefficient": t3["leading_coefficient"],
+        "theorem4_coefficient": t4,
+        "theorem4": t4 * logn,
+        "theorem4_general_coefficient": lower.theorem4_general_coefficient(inst),
+        "theorem4_sharp_coefficient": lower.theorem4_sharp_coefficient(inst),
+        "eps": t3["eps"],
+        "eps_optimised": t3["eps_optimised"],
+        "C2": t3["C2"],
+        "beta": t3["beta"],
+    }
+    if blb is not None:
+        out["instance"].update({"p": float(blb["p"]), "delta": float(blb["delta"])})
+    return out
+
+
+def _ratio(value, lower):
+    return value / lower if lower > 0 else math.inf
+
+
+def format_table(res: dict) -> str:
+    """The readable table of :func:`compute`'s result."""
+    inst = res["instance"]
+    if "p" in inst:
+        head = f"B_LB(L={inst['L']}, K={inst['K']}, p={inst['p']:g}, delta={inst['delta']:g})"
+    else:
+        head = f"L={inst['L']}, K={inst['K']}, w=({', '.join(f'{x:g}' for x in inst['weights'])})"
+    lower = res["theorem4"]
+    eps_note = "optimised" if res["eps_optimised"] else "given"
+    rows = [
+        ("Theorem 2 (CascadeUCB1)", res["theorem2"], res["theorem2_coefficient"]),
+        ("Theorem 2, pre-peeling", res["theorem2_prepeeling"], res["theorem2_prepeeling_coefficient"]),
+        (f"Theorem 3 (CascadeKL-UCB), {res['theorem3_form']} C", res["theorem3"], res["theorem3_coefficient"]),
+        ("Theorem 3, pre-peeling", res["theorem3_prepeeling"], res["theorem3_prepeeling_coefficient"]),
+        ("Theorem 3 leading term (eps=0, no C)", res["theorem3_leading"], res["theorem3_leading_coefficient"]),
+        ("Theorem 4 (lower, asymptotic)", lower, res["theorem4_coefficient"]),
+    ]
+    w0 = max(len(r[0]) for r in rows)
+    lines = [
+        f"Instance: {head}; horizon n = {res['n']:g} (log n = {res['log_n']:.6g})",
+        f"Theorem 3: eps = {res['eps']:.6g} ({eps_note}), C = {res['theorem3_constant']:.6g}, "
+        f"worst pair C2 = {res['C2']:.6g}, beta = {res['beta']:.6g}",
+        "",
+        f"{'bound':<{w0}}  {'value at n':>14}  {'coef. of log n':>14}  {'ratio to lower':>14}",
+        f"{'-' * w0}  {'-' * 14}  {'-' * 14}  {'-' * 14}",
+    ]
+    for name, value, coef in rows:
+        lines.append(f"{name:<{w0}}  {value:>14.6f}  {coef:>14.6f}  {_ratio(value, lower):>14.4f}")
+    lines.append("")
+    lines.append(
+        "Theorem 4's constant is liminf R(n)/log n; 'ratio to lower' = value / (theorem4_coefficient * log n)."
+    )
+    return "\n".join(lines)
+
+
+def _finite(obj):
+    """Non-finite floats (e.g. beta = inf when every suboptimal weight is 0) become null: strict JSON."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def run(args) -> int:
+    from bounds import _validate as V
+
+    inst, blb = _instance(args)
+    n = V.positive_int("n", _number("n", args.n))
+    if n < 2:
+        raise ValueError(f"n must be >= 2 for the ratio to log n to be defined, got {n}")
+    eps = None if args.eps is None else V.positive_real("eps", _number("eps", args.eps))
+    res = compute(inst, n, eps=eps, form=args.form, blb=blb)
+    if args.json:
+        print(json.dumps(_finite(res), allow_nan=False))
+    else:
+        print(format_table(res))
+    return 0
