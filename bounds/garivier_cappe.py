@@ -170,15 +170,17 @@ def _root_offset(mu, mu_star, target):
 
         return mpmath.findroot(g0, (mpmath.mpf(0), mu_star), solver="anderson")
     x = mpmath.mpf(0)
-    for _ in range(200):
+    for _ in range(500):
         r = mu + x
-        g = kl_mp(mu, r) + x * (ls - _logit(r)) - target
-        step = -g / (ls - _logit(r))
-        x_new = x + step
+        slope = ls - _logit(r)  # g'(x) > 0
+        g = kl_mp(mu, r) + x * slope - target
+        if g >= 0 or abs(g) <= tol * target:  # at the root up to rounding of g's terms (all <= target)
+            return x
+        x_new = x - g / slope
         if x_new >= mu_star - mu:  # cannot happen in exact arithmetic (concavity); stay in the bracket
             x_new = (x + mu_star - mu) / 2
-        if abs(x_new - x) <= tol * x_new:
-            return x_new
+        if x_new <= x:  # iterates increase in exact arithmetic: rounding floor reached
+            return x
         x = x_new
     raise ArithmeticError(f"Newton did not converge for mu={mu}, mu*={mu_star}")  # pragma: no cover
 
@@ -216,7 +218,8 @@ def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
             r = m + x
             dr = kl_mp(r, m)
             out = dict(r=r, kl_r_mu=dr, kl_mu_mustar=d, C2=-1 / mpmath.expm1(-dr), beta=(1 + e) * dr / d)
-    return {k: (v if v is None else +v) for k, v in out.items()}
+    with mpmath.workdps(dps):  # round to the requested digits (unary + rounds to the context)
+        return {k: (v if v is None else +v) for k, v in out.items()}
 
 
 @lru_cache(maxsize=65536)
