@@ -346,9 +346,12 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
     add("Ratio of regret at the horizon between two Table 1 configurations that differ in one "
         "parameter, against the ratio of the bounds' log n coefficients (Theorem 2: Σ 12/Δ; "
         "Theorem 3 at ε = 0; Theorem 4).\n")
-    rows = [[r.vary, r.fixed, f"{r.frm} → {r.to}", r.policy, f"{r.ratio:.3f} ± {r.ratio_se:.3f}",
+    kinds = {"L": 0, "Delta": 1, "K": 2}
+    scaling = sorted(data["scaling"], key=lambda r: (kinds.get(r.vary, 3), r.fixed, r.frm, r.to))
+    rows = [[r.vary.replace("Delta", "Δ"), r.fixed.replace("delta", "Δ"), f"{r.frm} → {r.to}",
+             r.policy, f"{r.ratio:.3f} ± {r.ratio_se:.3f}",
              f"{r.predicted_theorem2:.3f}", f"{r.predicted_theorem3:.3f}",
-             f"{r.predicted_theorem4:.3f}"] for r in data["scaling"]]
+             f"{r.predicted_theorem4:.3f}"] for r in scaling]
     add(T.markdown_table(["vary", "fixed", "from → to", "policy", "ours", "Thm 2", "Thm 3", "Thm 4"],
                          rows, align="llllrrrr") + "\n")
     if "scaling" in figures:

@@ -223,53 +223,60 @@ def _errorbar_points(ax, x, y, err, *, color, marker, label, filled=True):
                 markerfacecolor=color if filled else "white")
 
 
+def _scaling_label(r) -> str:
+    fixed = dict(kv.split("=") for kv in r.fixed.split(", "))
+    if r.vary == "K":
+        d = fixed["delta"].lstrip("0")
+        return f"{r.frm}→{r.to}\nL{fixed['L']} Δ{d}"
+    return f"K={fixed['K']}"
+
+
 def scaling_figure(rows, *, axes=None):
     """Scaling of regret in L, Delta and K against the bounds' predictions.
 
-    Three panels (L: 16 -> 32; Delta: 0.15 -> 0.075; K: 2 -> 4 -> 8). Each point is the
-    empirical regret ratio R(to) / R(from) with a 95% error bar, per policy; the bounds'
-    predicted ratios (ratios of their log n coefficients) are short dashed segments.
+    Three panels (L: 16 -> 32 at Delta = 0.15; Delta: 0.15 -> 0.075 at L = 16; K: 2 -> 4 and
+    2 -> 8). Each point is the empirical regret ratio R(to) / R(from) with a 95% error bar
+    (CascadeUCB1 left, CascadeKL-UCB right); dashed segments are the ratios of the bounds'
+    log n coefficients: Theorem 2 over the UCB1 half, Theorem 3 over the KL-UCB half,
+    Theorem 4 (black, dotted) across both.
 
     Parameters
     ----------
     rows : list of :class:`reports.tables.ScalingRow`
     axes : sequence of 3 Axes, optional
     """
-    kinds = [("L", "L: 16 → 32"), ("Delta", "Δ: 0.15 → 0.075"), ("K", "K: from → to")]
+    kinds = [("L", "L: 16 → 32 (Δ = 0.15)"), ("Delta", "Δ: 0.15 → 0.075 (L = 16)"),
+             ("K", "K: 2 → 4 and 2 → 8")]
     with _style():
         if axes is None:
-            fig, axes = _figure(PAGE, 2.4, 1, 3)
-            axes = axes[0]
+            fig = Figure(figsize=(PAGE, 2.5), layout="constrained")
+            axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 2]})
         else:
             fig = axes[0].figure
         for ax, (kind, title) in zip(axes, kinds, strict=True):
-            rs = [r for r in rows if r.vary == kind]
-            labels = []
-            for r in rs:
-                lab = f"{r.fixed}" if kind != "K" else f"{r.frm}→{r.to}\n{r.fixed}"
-                if lab not in labels:
-                    labels.append(lab)
+            rs = [r for r in rows if r.vary == kind and (kind != "K" or r.frm == "2")]
+            labels = list(dict.fromkeys(_scaling_label(r) for r in rs))
             x = {lab: k for k, lab in enumerate(labels)}
-            for off, pol in ((-0.12, "cascade-ucb1"), (0.12, "cascade-klucb")):
+            first = {}
+            for r in rs:
+                first.setdefault(_scaling_label(r), r)
+            for k, (lab, r) in enumerate(first.items()):
+                x0 = x[lab]
+                for key, color, ls, lo, hi, name in (
+                        ("predicted_theorem2", OKABE_ITO["vermillion"], "--", -0.42, -0.02, "Thm 2"),
+                        ("predicted_theorem3", OKABE_ITO["blue"], "--", 0.02, 0.42, "Thm 3"),
+                        ("predicted_theorem4", OKABE_ITO["black"], ":", -0.42, 0.42, "Thm 4")):
+                    ax.plot([x0 + lo, x0 + hi], [getattr(r, key)] * 2, color=color, linestyle=ls,
+                            linewidth=1.1, label=f"{name} predicts" if k == 0 else None)
+            for off, pol in ((-0.22, "cascade-ucb1"), (0.22, "cascade-klucb")):
                 pr = [r for r in rs if r.policy == pol]
                 if not pr:
                     continue
                 color, _, label = _policy_style(pol)
-                xs = [x[(f"{r.fixed}" if kind != "K" else f"{r.frm}→{r.to}\n{r.fixed}")] + off
-                      for r in pr]
-                _errorbar_points(ax, xs, [r.ratio for r in pr], [r.ratio_se for r in pr],
+                _errorbar_points(ax, [x[_scaling_label(r)] + off for r in pr],
+                                 [r.ratio for r in pr], [r.ratio_se for r in pr],
                                  color=color, marker="o", label=label)
-            first = {}
-            for r in rs:
-                lab = f"{r.fixed}" if kind != "K" else f"{r.frm}→{r.to}\n{r.fixed}"
-                first.setdefault(lab, r)
-            for key, color, name, dx in (("predicted_theorem2", OKABE_ITO["vermillion"], "Thm 2", -0.3),
-                                         ("predicted_theorem3", OKABE_ITO["blue"], "Thm 3", 0.0),
-                                         ("predicted_theorem4", OKABE_ITO["black"], "Thm 4", 0.3)):
-                for k, (lab, r) in enumerate(first.items()):
-                    ax.plot([x[lab] - 0.38, x[lab] + 0.38], [getattr(r, key)] * 2, color=color,
-                            linestyle="--", linewidth=0.9, label=f"{name} predicts" if k == 0 else None)
-            ax.set_xticks(range(len(labels)), labels, fontsize=5.5 if kind == "K" else 6.5)
+            ax.set_xticks(range(len(labels)), labels, fontsize=6)
             ax.set_xlim(-0.6, len(labels) - 0.4)
             ax.set_title(title)
             ax.axhline(1.0, color="0.6", linewidth=0.6)

@@ -1,0 +1,127 @@
+"""The report builder: files written, numbers in the Markdown equal to the stored results,
+no silent overwrite. Synthetic results here; tests/reports/test_report_quick.py runs the simulator."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from _report_fakes import dbn_results, make_result, table_results
+
+from reports import build as B
+from reports import tables as T
+
+
+def _fake_ts(horizon):
+    out = []
+    for r in table_results("table1", horizon=horizon):
+        if r.params["policy"] != "cascade-klucb":
+            continue
+        p = dict(r.params, policy="cascade-ts", experiment="ts",
+                 cell_id=r.params["cell_id"].replace("klucb", "ts"))
+        out.append(make_result(p, 0.8 * r.regret[:, -1], horizon=horizon))
+    return out
+
+
+@pytest.fixture
+def fake_run(monkeypatch):
+    horizon = 1000
+    shift = {2: 0.0, 4: 0.0, 8: 40.0}  # K = 8 rows of Table 1 deliberately off
+    fakes = {"table1": table_results("table1", shift=lambda c: shift[c.K], horizon=horizon),
+             "table2": table_results("table2", horizon=horizon),
+             "dbn": dbn_results(ratio=2.8, horizon=horizon), "ts": _fake_ts(horizon)}
+
+    def run_experiments(s):
+        s.timings["simulate:fake"] = 0.0
+        return fakes
+
+    monkeypatch.setattr(B, "run_experiments", run_experiments)
+    monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "test"})
+    return fakes, horizon
+
+
+def _md_rows(md, heading):
+    """Data rows of the first Markdown table after ``heading``."""
+    part = md.split(heading, 1)[1]
+    rows = []
+    started = False
+    for line in part.splitlines():
+        if line.startswith("|"):
+            started = True
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if not set("".join(cells)) <= set(":- "):
+                rows.append(cells)
+        elif started:
+            break
+    return rows[1:]  # drop the header
+
+
+def test_report_files_and_numbers(tmp_path, fake_run):
+    fakes, horizon = fake_run
+    out = tmp_path / "rep"
+    md_path = B.build_report(out, runs=2, horizon=horizon, progress=False)
+    md = md_path.read_text(encoding="utf-8")
+    for stem in B.FIGURES:
+        png = (out / "figures" / f"{stem}.png").read_bytes()
+        pdf = (out / "figures" / f"{stem}.pdf").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+        assert pdf[:5] == b"%PDF-" and len(pdf) > 2000
+        assert f"figures/{stem}.png" in md or stem == "policies" and "CascadeTS" in md
+    assert "Not at the paper's scale" in md
+    assert "`verify` is not available" in md
+    # Table 1 in the Markdown holds exactly the stored results' mean +- se
+    rows = _md_rows(md, "## Table 1")
+    assert len(rows) == 9
+    allres = [r for rs in fakes.values() for r in rs]
+    for row in rows:
+        L, K, d = int(row[0]), int(row[1]), float(row[2])
+        for col, pol in ((3, "cascade-ucb1"), (7, "cascade-klucb")):
+            r = T.select_one(allres, model="cascade", order="best-first", L=L, K=K, delta=d, policy=pol)
+            m, se = T.mean_se(r.regret[:, -1])
+            assert row[col] == f"{m:.1f} ± {se:.1f}"
+            z = 40 / math.hypot(se, se) if K == 8 else 0.0  # ours se = paper se by construction
+            assert float(row[col + 2]) == pytest.approx(z, abs=0.005)
+            assert row[col + 3] == T.agreement(z)
+    assert "disagree" in md.split("## Table 1")[1].split("## Table 2")[0]
+    js = json.loads((out / "report.json").read_text())
+    assert len(js["table1"]) == 18 and js["horizon"] == horizon and js["runs"] == 2
+    z_md = [float(r[5]) for r in rows]
+    z_js = [c["z"] for c in js["table1"] if c["policy"] == "cascade-ucb1"]
+    assert np.allclose(z_md, z_js, atol=0.005)
+    assert [d["ratio"] for d in js["dbn"]] == pytest.approx([2.8] * 4)
+
+
+def test_refuses_to_overwrite(tmp_path, fake_run):
+    out = tmp_path / "rep"
+    B.build_report(out, runs=2, horizon=1000, progress=False)
+    before = (out / "report.md").read_bytes()
+    with pytest.raises(ValueError, match="--overwrite"):
+        B.build_report(out, runs=2, horizon=1000, progress=False)
+    assert (out / "report.md").read_bytes() == before
+    B.build_report(out, runs=2, horizon=1000, progress=False, overwrite=True)
+    # a user's own unrelated file is never touched, and a lone figure also blocks
+    out2 = tmp_path / "rep2"
+    (out2 / "figures").mkdir(parents=True)
+    (out2 / "figures" / "order.pdf").write_bytes(b"mine")
+    with pytest.raises(ValueError, match="figures/order.pdf"):
+        B.build_report(out2, runs=2, horizon=1000, progress=False)
+    assert (out2 / "figures" / "order.pdf").read_bytes() == b"mine"
+
+
+def test_bad_settings_rejected(tmp_path):
+    with pytest.raises(ValueError, match="runs"):
+        B.Settings(out=tmp_path, runs=1)
+    with pytest.raises(ValueError, match="horizon"):
+        B.Settings(out=tmp_path, horizon=0)
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(ValueError, match="not a directory"):
+        B.check_writable(f, overwrite=False)
+    s = B.Settings(out=tmp_path, quick=True)
+    assert (s.runs, s.horizon, s.results) == (B.QUICK_RUNS, B.QUICK_HORIZON, tmp_path / "results")
+
+
+def test_markdown_row_regex_sanity():
+    # the helper itself: a two-row table parses to its data rows only
+    md = "## X\n\n| a | b |\n| ---: | ---: |\n| 1 | 2 |\n| 3 | 4 |\n\ntext"
+    assert _md_rows(md, "## X") == [["1", "2"], ["3", "4"]]
