@@ -15,15 +15,6 @@ Pure functions, no I/O. One module per result family:
 * :mod:`bounds.cli`       -- ``cascading bounds``
 """
 
-from bounds.indices import (
-    cascade_klucb_index,
-    klucb_threshold,
-    ucb1_index,
-    ucb1_radius,
-)
-from bounds.instance import CascadeInstance, as_instance, b_lb
-from bounds.kl import kl, kl_iv, kl_mp, klucb_index, klucb_index_mp
-from bounds.lemma1 import lemma1_expectation, lemma1_identity, prove_lemma1, prove_lemma1_induction_step
 from bounds.decomposition import (
     conditional_regret,
     event_probabilities,
@@ -32,6 +23,22 @@ from bounds.decomposition import (
     theorem1_bounds,
     theorem1_permutation,
 )
+from bounds.discussion import discussion_orders
+from bounds.indices import (
+    cascade_klucb_index,
+    klucb_threshold,
+    ucb1_index,
+    ucb1_radius,
+)
+from bounds.instance import CascadeInstance, as_instance, b_lb
+from bounds.kl import kl, kl_iv, kl_mp, klucb_index, klucb_index_mp
+from bounds.lemma1 import (
+    lemma1_expectation,
+    lemma1_identity,
+    prove_lemma1,
+    prove_lemma1_induction_step,
+)
+from bounds.lower import theorem4_bound, theorem4_coefficient, theorem4_general_coefficient
 from bounds.peeling import lemma2_lhs, lemma2_rhs, ucb1_peeling_lhs, ucb1_peeling_rhs
 from bounds.upper import (
     theorem2_bound,
@@ -43,8 +50,6 @@ from bounds.upper import (
     theorem3_optimal_eps,
     theorem3_prepeeling,
 )
-from bounds.lower import theorem4_bound, theorem4_coefficient, theorem4_general_coefficient
-from bounds.discussion import discussion_orders
 
 __all__ = [
     "CascadeInstance",

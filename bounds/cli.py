@@ -30,14 +30,20 @@ def add_arguments(parser) -> None:
     g.add_argument("--delta", type=str, help="gap of B_LB, 0 < delta < p")
     parser.add_argument("--n", type=str, default="100000", help="horizon (default 1e5)")
     parser.add_argument(
-        "--eps", type=str, default=None,
+        "--eps",
+        type=str,
+        default=None,
         help="eps of Theorem 3 (default: the eps minimising the bound at n)",
     )
     parser.add_argument(
-        "--form", choices=("paper", "proof"), default="paper",
+        "--form",
+        choices=("paper", "proof"),
+        default="paper",
         help="Theorem 3's constant C: as printed (paper, default) or as the proof gives it (proof)",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of a table"
+    )
 
 
 def _number(name, text):
@@ -62,7 +68,9 @@ def _instance(args):
             raise ValueError("--weights needs --K")
         parts = [s.strip() for s in args.weights.split(",")]
         if not parts or any(s == "" for s in parts):
-            raise ValueError(f"--weights must be a comma-separated list of numbers, got {args.weights!r}")
+            raise ValueError(
+                f"--weights must be a comma-separated list of numbers, got {args.weights!r}"
+            )
         w = [_number("weights", s) for s in parts]
         K = V.positive_int("K", _number("K", args.K))
         return CascadeInstance(tuple(w), K), None
@@ -72,7 +80,8 @@ def _instance(args):
         missing = [k for k in ("L", "K", "p", "delta") if getattr(args, k) is None]
         if missing:
             raise ValueError(
-                "B_LB needs all of --L --K --p --delta; missing " + " ".join(f"--{m}" for m in missing)
+                "B_LB needs all of --L --K --p --delta; missing "
+                + " ".join(f"--{m}" for m in missing)
             )
         params = {
             "L": V.positive_int("L", _number("L", args.L)),
@@ -104,7 +113,8 @@ def compute(inst, n, eps=None, form="paper", blb=None) -> dict:
         "theorem3_constant": t3["constant"],
         "theorem3_coefficient": t3["log_n_coefficient"],
         "theorem3_prepeeling": t3["prepeeling"],
-        "theorem3_prepeeling_coefficient": (1 + t3["eps"]) * upper.theorem3_prepeeling_coefficient(inst),
+        "theorem3_prepeeling_coefficient": (1 + t3["eps"])
+        * upper.theorem3_prepeeling_coefficient(inst),
         "theorem3_leading": t3["leading_coefficient"] * logn,
         "theorem3_leading_coefficient": t3["leading_coefficient"],
         "theorem4_coefficient": t4,
@@ -136,10 +146,26 @@ def format_table(res: dict) -> str:
     eps_note = "optimised" if res["eps_optimised"] else "given"
     rows = [
         ("Theorem 2 (CascadeUCB1)", res["theorem2"], res["theorem2_coefficient"]),
-        ("Theorem 2, pre-peeling", res["theorem2_prepeeling"], res["theorem2_prepeeling_coefficient"]),
-        (f"Theorem 3 (CascadeKL-UCB), {res['theorem3_form']} C", res["theorem3"], res["theorem3_coefficient"]),
-        ("Theorem 3, pre-peeling", res["theorem3_prepeeling"], res["theorem3_prepeeling_coefficient"]),
-        ("Theorem 3 leading term (eps=0, no C)", res["theorem3_leading"], res["theorem3_leading_coefficient"]),
+        (
+            "Theorem 2, pre-peeling",
+            res["theorem2_prepeeling"],
+            res["theorem2_prepeeling_coefficient"],
+        ),
+        (
+            f"Theorem 3 (CascadeKL-UCB), {res['theorem3_form']} C",
+            res["theorem3"],
+            res["theorem3_coefficient"],
+        ),
+        (
+            "Theorem 3, pre-peeling",
+            res["theorem3_prepeeling"],
+            res["theorem3_prepeeling_coefficient"],
+        ),
+        (
+            "Theorem 3 leading term (eps=0, no C)",
+            res["theorem3_leading"],
+            res["theorem3_leading_coefficient"],
+        ),
         ("Theorem 4 (lower, asymptotic)", lower, res["theorem4_coefficient"]),
     ]
     w0 = max(len(r[0]) for r in rows)

@@ -53,6 +53,7 @@ __all__ = [
 
 # -- inputs -----------------------------------------------------------------
 
+
 def _weights(w, K=None):
     """Return (list of weights, K or None, exact flag)."""
     if isinstance(w, CascadeInstance):
@@ -117,6 +118,7 @@ def _one(exact):
 
 
 # -- the objects of Theorem 1 ---------------------------------------------------
+
 
 def sorted_items(w) -> list[int]:
     """Item indices by decreasing attraction, ties by lower index (the paper's items 1..L).

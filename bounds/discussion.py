@@ -21,7 +21,7 @@ where the two *actual* leading coefficients (Theorems 3 and 2 at eps = 0) cross 
 ``B_LB(L, K, 1/K, Delta)``, so the claim can be compared with numbers.
 
 ``K = 1`` gives ``p = 1`` and ``kl(1 - Delta, 1) = inf``: the kl-based orders are 0.
-Arithmetic: float64, or mpmath with ``dps=d``.
+Arithmetic: mpmath at 30 digits rounded to float64 (default), or an ``mpf`` at ``dps=d`` digits.
 """
 
 from __future__ import annotations

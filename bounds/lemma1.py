@@ -93,9 +93,7 @@ def lemma1_rhs(x, y):
     import sympy
 
     K = len(x)
-    return sympy.Add(
-        *[_prod(x[:k]) * (x[k] - y[k]) * _prod(y[k + 1 :]) for k in range(K)]
-    )
+    return sympy.Add(*[_prod(x[:k]) * (x[k] - y[k]) * _prod(y[k + 1 :]) for k in range(K)])
 
 
 def lemma1_identity(K) -> sympy.Expr:
@@ -187,6 +185,7 @@ def prove_lemma1_induction_step(K) -> bool:
 # --------------------------------------------------------------------------
 # Expectation form, exact
 # --------------------------------------------------------------------------
+
 
 def _exact(name, v) -> Fraction:
     if isinstance(v, bool):
@@ -352,7 +351,9 @@ def lemma1_terms(A, B, w):
     out = []
     for k in range(len(A)):
         head, tail = A[:k], B[k + 1 :]
-        exact = _mean_of_product(head + [A[k]] + tail, w) - _mean_of_product(head + [B[k]] + tail, w)
+        exact = _mean_of_product(head + [A[k]] + tail, w) - _mean_of_product(
+            head + [B[k]] + tail, w
+        )
         after = Fraction(1)
         for b in tail:
             after *= w[b]

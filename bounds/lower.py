@@ -22,8 +22,9 @@ most K - 1 optimal items, so ``alpha`` may be replaced by
 ``alpha_sharp = prod_{j<K} (1 - w(j)) >= alpha`` (:func:`theorem4_sharp_coefficient`).
 Terms with ``kl = inf`` (``w(K) = 1``) are 0.
 
-Arithmetic: float64 by default; ``dps=d`` evaluates in mpmath at ``d`` digits from
-the exact binary values of the inputs and returns an ``mpf``.
+Arithmetic: by default evaluated in mpmath at 30 digits from the exact binary values
+of the inputs and rounded once to float64 (within 1 ulp); ``dps=d`` returns an ``mpf``
+at ``d`` digits.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import _validate as V
-from bounds.upper import _arith as arith, _horizon, _instance, _precision as precision
 from bounds.instance import as_instance
+from bounds.upper import _arith as arith
+from bounds.upper import _horizon, _instance
+from bounds.upper import _precision as precision
 
 __all__ = [
     "theorem4_blb_coefficient",

@@ -100,7 +100,11 @@ def _convert(items, kind, name):
         if kind == "iv":
             out.append(v if isinstance(v, _IV) else mpmath.iv.mpf(v))
         elif kind == "mp":
-            x = mpmath.mpf(v.numerator) / v.denominator if isinstance(v, Fraction) else mpmath.mpf(v)
+            x = (
+                mpmath.mpf(v.numerator) / v.denominator
+                if isinstance(v, Fraction)
+                else mpmath.mpf(v)
+            )
             if not mpmath.isfinite(x):
                 raise ValueError(f"{name}[{i}] must be finite, got {v!r}")
             out.append(x)
@@ -125,6 +129,7 @@ def _result(x, kind):
 # --------------------------------------------------------------------------
 # UCB1 peeling (Lemma 3 of Matroid bandits)
 # --------------------------------------------------------------------------
+
 
 def _gaps(gaps):
     items = _seq("gaps", gaps)
@@ -190,6 +195,7 @@ def ucb1_peeling_solution(gaps):
 # --------------------------------------------------------------------------
 # Lemma 2 (KL peeling)
 # --------------------------------------------------------------------------
+
 
 def _lemma2_args(p, p_opt):
     ps = _seq("p_opt", p_opt)

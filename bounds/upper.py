@@ -45,13 +45,15 @@ Two forms are provided (``form=`` in every Theorem 3 function):
 Cost: one mpmath root per distinct (w(e), w(e*)) pair and eps (about 1 ms each), so
 optimising eps on an instance with many distinct weights takes seconds.
 
-Arithmetic: float64. The leading coefficients also accept ``dps=d`` (mpmath at d digits,
-from the exact binary values of the weights), used to test the float64 values.
+Arithmetic. The coefficients are evaluated in mpmath at 30 digits from the exact binary
+values of the weights and rounded once to float64 (within 1 ulp of the exact value;
+float64 kl alone would lose ``log10(1/Delta)`` digits near small gaps). They also accept
+``dps=d`` and then return an ``mpf`` at ``d`` digits. Sums over horizons and the
+optimisation of eps run in float64 (relative error a few ulp).
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 from types import SimpleNamespace
 
@@ -60,7 +62,7 @@ import numpy as np
 
 from bounds import _validate as V
 from bounds.instance import CascadeInstance, as_instance
-from bounds.kl import kl_mp, kl_scalar
+from bounds.kl import kl_mp
 from bounds.peeling import lemma2_lhs, ucb1_peeling_lhs
 
 __all__ = [
@@ -86,21 +88,26 @@ THEOREM3_FORMS = ("paper", "proof")
 # shared private helpers (also used by bounds.lower)
 # ---------------------------------------------------------------------------
 
-_FLOAT = SimpleNamespace(num=float, log=math.log, kl=lambda p, q: float(kl_scalar(p, q)),
-                         sum=math.fsum, out=float)
-_MP = SimpleNamespace(num=mpmath.mpf, log=mpmath.log, kl=kl_mp, sum=mpmath.fsum,
-                      out=lambda x: +x)
+_MP = SimpleNamespace(num=mpmath.mpf, log=mpmath.log, kl=kl_mp, sum=mpmath.fsum, out=lambda x: +x)
+_MP_TO_FLOAT = SimpleNamespace(num=mpmath.mpf, log=mpmath.log, kl=kl_mp, sum=mpmath.fsum, out=float)
+
+#: digits used for the float results: kl(p, q) near q = p loses about log10(1/|q - p|)
+#: digits in float64, so the coefficients are evaluated in mpmath and rounded once.
+_FLOAT_DPS = 30
 
 
 def _arith(dps):
-    """The arithmetic a formula runs in: float64 (``dps=None``) or mpmath (inside :func:`_precision`)."""
-    return _FLOAT if dps is None else _MP
+    """The arithmetic a formula runs in (use inside :func:`_precision` with the same ``dps``).
+
+    ``dps=None``: mpmath at 30 digits, rounded to float64 at the end (the result is the
+    float nearest the exact value of the formula at the given binary inputs, up to 1 ulp);
+    ``dps=d``: mpmath at ``d`` digits, an ``mpf``.
+    """
+    return _MP_TO_FLOAT if dps is None else _MP
 
 
 def _precision(dps):
-    if dps is None:
-        return contextlib.nullcontext()
-    return mpmath.workdps(V.positive_int("dps", dps))
+    return mpmath.workdps(_FLOAT_DPS if dps is None else V.positive_int("dps", dps))
 
 
 def _instance(inst, K=None) -> CascadeInstance:
@@ -153,6 +160,7 @@ def _check_form(form):
 # Theorem 2
 # ---------------------------------------------------------------------------
 
+
 def theorem2_leading_coefficient(inst, K=None, dps=None):
     """``sum_{e>K} 12 / Delta_{e,K}``: the coefficient of ``log n`` in Theorem 2."""
     inst = _instance(inst, K)
@@ -160,7 +168,7 @@ def theorem2_leading_coefficient(inst, K=None, dps=None):
     with _precision(dps):
         s = [a.num(x) for x in inst.sorted_weights]
         wK = s[inst.K - 1]
-        return a.out(a.sum([12 / (wK - we) for we in s[inst.K:]]))
+        return a.out(a.sum([12 / (wK - we) for we in s[inst.K :]]))
 
 
 def theorem2_bound(inst, n, K=None):
@@ -184,12 +192,15 @@ def theorem2_prepeeling(inst, n, K=None):
     """The pre-peeling form of Theorem 2: ``6 log n * bracket + pi^2 L / 3`` (module docstring)."""
     inst = _instance(inst, K)
     n, scalar = _horizon(n)
-    return _out(6 * theorem2_prepeeling_coefficient(inst) * _log(n) + math.pi**2 * inst.L / 3, scalar)
+    return _out(
+        6 * theorem2_prepeeling_coefficient(inst) * _log(n) + math.pi**2 * inst.L / 3, scalar
+    )
 
 
 # ---------------------------------------------------------------------------
 # Theorem 3
 # ---------------------------------------------------------------------------
+
 
 def theorem3_leading_coefficient(inst, K=None, dps=None):
     """``sum_{e>K} Delta_{e,K} (1 + log(1/Delta_{e,K})) / kl(w(e), w(K))``: Theorem 3's ``log n`` coefficient at eps = 0.
@@ -201,7 +212,7 @@ def theorem3_leading_coefficient(inst, K=None, dps=None):
     with _precision(dps):
         s = [a.num(x) for x in inst.sorted_weights]
         wK = s[inst.K - 1]
-        terms = [(wK - we) * (1 - a.log(wK - we)) / a.kl(we, wK) for we in s[inst.K:]]
+        terms = [(wK - we) * (1 - a.log(wK - we)) / a.kl(we, wK) for we in s[inst.K :]]
         return a.out(a.sum(terms))
 
 
@@ -280,7 +291,9 @@ def theorem3_constant(inst, n, eps, K=None, form="paper"):
     n, scalar = _horizon(n)
     if scalar:
         return _constant_parts(inst, float(n), eps, form)[0]
-    return np.array([_constant_parts(inst, float(m), eps, form)[0] for m in n.ravel()]).reshape(n.shape)
+    return np.array([_constant_parts(inst, float(m), eps, form)[0] for m in n.ravel()]).reshape(
+        n.shape
+    )
 
 
 def _bound_scalar(inst, n, eps, form):
@@ -349,7 +362,8 @@ def theorem3_prepeeling(inst, n, eps, K=None, form="paper"):
     n_arr, scalar = _horizon(n)
     coef = theorem3_prepeeling_coefficient(inst)
     vals = [
-        (1 + eps) * coef * float(_log(m) + 3 * _loglog(m)) + _constant_parts(inst, float(m), eps, form)[0]
+        (1 + eps) * coef * float(_log(m) + 3 * _loglog(m))
+        + _constant_parts(inst, float(m), eps, form)[0]
         for m in np.atleast_1d(n_arr).ravel()
     ]
     if scalar:

@@ -42,8 +42,13 @@ def sorted_gaps(draw, max_K=8, exact=False):
     """Gaps Delta_1 >= ... >= Delta_K > 0 (floats, or Fractions when exact)."""
     K = draw(st.integers(1, max_K))
     if exact:
-        g = draw(st.lists(st.fractions(Fraction(1, 1000), Fraction(1), max_denominator=1000),
-                          min_size=K, max_size=K))
+        g = draw(
+            st.lists(
+                st.fractions(Fraction(1, 1000), Fraction(1), max_denominator=1000),
+                min_size=K,
+                max_size=K,
+            )
+        )
     else:
         g = draw(st.lists(st.floats(1e-6, 1.0), min_size=K, max_size=K))
     return sorted(g, reverse=True)

@@ -10,7 +10,6 @@ from hypothesis import example, given, settings
 
 from bounds import CascadeInstance
 from bounds.decomposition import (
-    conditional_regret,
     event_probabilities,
     expected_reward,
     optimal_items,
