@@ -1,4 +1,4 @@
-r"""Theorem 3's constants ``C_2(eps)``, ``beta(eps)`` and ``7 log log n``, derived from Garivier & Cappe (2011).
+r"""Theorem 3's ``C_2(eps)``, ``beta(eps)`` and ``7 log log n``, derived from Garivier & Cappe 2011.
 
 Theorem 3 of Kveton et al. (ICML 2015) bounds the regret of CascadeKL-UCB with the
 constant ``C = K L C_2(eps) / n^beta(eps) + 7 K log log n`` and says only that
@@ -74,33 +74,41 @@ increasing and concave, so Newton from ``x = 0`` increases monotonically to the
 root. All of it runs in mpmath at ``40 + log10(1/eps)+`` digits; the returned
 floats are within 2 ulp of the 80-digit values (tested).
 
-Inconsistencies found
----------------------
+Inconsistencies found (and remarks)
+-----------------------------------
 (I1) ``C_2`` and ``beta`` depend on the pair ``(mu, mu*)`` (through ``kl(mu, mu*)``,
      ``r`` and ``kl(r, mu)``), not on eps alone as ``C_2(eps)``, ``beta(eps)`` in
-     Theorem 3 suggests. ``K L C_2/n^beta`` is only meaningful as ``K L`` times the
+     Theorem 3 suggests. ``K L C_2/n^beta`` is meaningful only as ``K L`` times the
      worst pair; the proof actually gives ``sum_{e>K} sum_{e*<=K} Delta_{e,e*} C_2 n^-beta``.
-(I2) The proof has ``K (L - K)`` pairs and weights ``Delta_{e,e*} <= 1``; ``K L`` is a valid
-     but loose count.
-(I3) ``tau`` is not an integer: the sum in (S4) must start at ``floor(tau) + 1``.
-     Starting at ``K_n = floor(tau)`` (one reading of [GC]'s split) would need an
-     extra factor ``exp(kl(r, mu))`` in ``C_2``; starting at ``floor(tau) + 1``, as
-     here, does not.
-(I4) ``beta`` -> 0 like eps^2 and ``C_2`` grows like eps^-2: the term is large for
-     small eps at any practical n, which is why eps must be optimised per n.
-(I5) Theorem 10 read literally at t = 1 (``delta = log 1 = 0``) gives the bound 0,
-     which is false (``P(w_hat < w) > 0``); we use ``min(1, e max(1, ceil(delta log t)) e^-delta)``.
+     A useful identity: ``beta = kl(r, mu) / kl(r, mu*)``.
+(I2) The proof has ``K (L - K)`` pairs with weights ``Delta_{e,e*} <= 1``; ``K L`` is a
+     valid but loose count.
+(I3) Remark: T is an integer, so ``T > tau`` means ``T >= floor(tau) + 1 > tau`` (the
+     summary of [GC]'s split: ``s > K_n = floor(tau)``). This is what lets
+     ``C_2 = 1/(1 - exp(-kl(r, mu)))`` carry no factor ``exp(kl(r, mu))``, which a sum
+     started at ``floor(tau)`` would need.
+(I4) Remark: ``beta -> 0`` like eps^2 and ``C_2`` grows like eps^-2, so the term is
+     large for small eps at any practical n; eps has to be optimised per n.
+(I5) Theorem 10 read literally at t = 1 (``delta = log 1 = 0``) gives the bound 0, which
+     is false (``P(w_hat < w) > 0``). We use ``min(1, e max(1, ceil(delta log t)) e^-delta)``.
 (I6) ``7 K log log n``: summing Theorem 10's bound with ``delta_t = log t + 3 log log t``
-     gives ``F(n) = sum_{t<=n} min(1, e ceil(delta_t log t) e^-delta_t) = e log log n + O(1)``
-     per optimal item (union bound over the K optimal items gives the K). The
-     asymptotic constant is ``e`` (about 2.72), not 7; ``F(n) <= 7 log log n`` holds only for
-     ``n >= 48`` (fails for n <= 47, e.g. F(16) = 7.58 > 7.14; ``log log n <= 0`` for n <= 2).
-     :func:`klucb_loglog_term` returns the valid ``F(n)``.
-(I7) Threshold: [GC]'s Theorem uses ``c = 3`` in ``log t + c log log t`` with at most
-     ``t`` observations at round ``t + 1``; CascadeKL-UCB uses ``log t + 3 log log t``
-     at step t with ``T_{t-1}(e) <= t`` observations (``T_0 = 1``): the same
-     time scale, so Theorem 10 applies with ``n = t`` and ``c = 3`` matches. For
-     ``c < 3`` the sum ``F(n)`` grows faster than ``log log n`` (``c = 2``: like ``e log n``).
+     gives, per optimal item,
+     ``F(n) = sum_{t<=n} min(1, e ceil(delta_t log t) e^-delta_t) = e log log n + O(1)``
+     (the union bound over the K optimal items gives the factor K). The asymptotic
+     constant is ``e`` (about 2.72), not 7, and ``F(n) <= 7 log log n`` holds only for
+     ``n >= 48``: it fails for every n <= 47 (e.g. F(16) = 7.58 > 7 log log 16 = 7.14;
+     ``log log n <= 0`` for n <= 2). :func:`klucb_loglog_term` returns the valid ``F(n)``,
+     :func:`klucb_loglog_valid_from` certifies the 48.
+(I7) Threshold: [GC] use ``c = 3`` in ``log t + c log log t`` with at most ``t``
+     observations at round ``t + 1``; CascadeKL-UCB uses ``log t + 3 log log t`` at step
+     t with ``T_{t-1}(e) <= t`` observations (``T_0 = 1``). Same time scale, so Theorem 10
+     applies with ``n = t`` and ``c = 3`` matches. For ``c < 3`` the sum ``F(n)`` grows
+     faster than ``log log n`` (``c = 2``: like ``e log n``). Both papers leave
+     ``log log t`` undefined for t <= e; we use the small-t rule.
+(I8) Theorem 10 assumes the observation indicators are previsible. In the cascade,
+     whether ``e*`` is observed at step t depends on the current clicks on the items
+     above it, which are independent of ``w_t(e*)``; the supermartingale step of the
+     proof only needs that conditional independence, so the bound still applies.
 """
 
 from __future__ import annotations
@@ -144,14 +152,16 @@ def _check_pair(mu, mu_star, eps):
     mu_star = V.probability("mu_star", mu_star)
     if not mu < mu_star:
         raise ValueError(
-            f"mu (suboptimal mean) must be < mu_star (optimal mean); got mu = {mu!r}, mu_star = {mu_star!r}"
+            "mu (suboptimal mean) must be < mu_star (optimal mean); "
+            f"got mu = {mu!r}, mu_star = {mu_star!r}"
         )
     eps = V.positive_real("eps", eps)
     return mu, mu_star, eps
 
 
 def _work_dps(eps, base):
-    # Newton on x = r - mu loses no digits, but kl(r, mu) ~ x^2 with x ~ eps: keep log10(1/eps) spare.
+    # Newton on x = r - mu loses no digits, but kl(r, mu) ~ x^2 with x ~ eps:
+    # keep log10(1/eps) digits spare.
     return base + max(0, int(math.ceil(-math.log10(eps)))) if eps < 1 else base
 
 
@@ -160,7 +170,7 @@ def _logit(q):
 
 
 def _root_offset(mu, mu_star, target):
-    """x = r - mu with kl(mu + x, mu*) = d - target, by Newton on the concave increasing g (docstring)."""
+    """x = r - mu with kl(mu + x, mu*) = d - target: Newton on the concave increasing g."""
     ls = _logit(mu_star)
     tol = mpmath.mpf(2) ** (-mpmath.mp.prec + 8)
     if mu == 0:
@@ -174,10 +184,11 @@ def _root_offset(mu, mu_star, target):
         r = mu + x
         slope = ls - _logit(r)  # g'(x) > 0
         g = kl_mp(mu, r) + x * slope - target
-        if g >= 0 or abs(g) <= tol * target:  # at the root up to rounding of g's terms (all <= target)
+        # at the root up to the rounding of g's terms (all of the order of target)
+        if g >= 0 or abs(g) <= tol * target:
             return x
         x_new = x - g / slope
-        if x_new >= mu_star - mu:  # cannot happen in exact arithmetic (concavity); stay in the bracket
+        if x_new >= mu_star - mu:  # impossible in exact arithmetic (concavity); stay inside
             x_new = (x + mu_star - mu) / 2
         if x_new <= x:  # iterates increase in exact arithmetic: rounding floor reached
             return x
@@ -186,7 +197,7 @@ def _root_offset(mu, mu_star, target):
 
 
 def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
-    """``r(eps)``, ``kl(r, mu)``, ``C_2`` and ``beta`` in arbitrary precision (module docstring, S2-S4).
+    """``r(eps)``, ``kl(r, mu)``, ``C_2`` and ``beta`` in arbitrary precision (steps S2-S4).
 
     Parameters
     ----------
@@ -208,16 +219,17 @@ def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
             raise ValueError(f"mu must be < mu_star; got {mu}, {mu_star}")
         d = kl_mp(m, ms)
         if m == 0:
-            out = dict(r=None, kl_r_mu=mpmath.inf, kl_mu_mustar=d, C2=mpmath.mpf(1), beta=mpmath.inf)
+            out = dict(r=None, kl_r_mu=mpmath.inf, C2=mpmath.mpf(1), beta=mpmath.inf)
         elif ms == 1:
             r = (m + e) / (1 + e)
             dr = kl_mp(r, m)
-            out = dict(r=r, kl_r_mu=dr, kl_mu_mustar=d, C2=-1 / mpmath.expm1(-dr), beta=mpmath.mpf(0))
+            out = dict(r=r, kl_r_mu=dr, C2=-1 / mpmath.expm1(-dr), beta=mpmath.mpf(0))
         else:
             x = _root_offset(m, ms, e / (1 + e) * d)
             r = m + x
             dr = kl_mp(r, m)
-            out = dict(r=r, kl_r_mu=dr, kl_mu_mustar=d, C2=-1 / mpmath.expm1(-dr), beta=(1 + e) * dr / d)
+            out = dict(r=r, kl_r_mu=dr, C2=-1 / mpmath.expm1(-dr), beta=(1 + e) * dr / d)
+        out["kl_mu_mustar"] = d
     with mpmath.workdps(dps):  # round to the requested digits (unary + rounds to the context)
         return {k: (v if v is None else +v) for k, v in out.items()}
 
@@ -229,9 +241,9 @@ def _constants_float(mu, mu_star, eps):
 
 
 def klucb_tail_constants(mu, mu_star, eps):
-    """``(C_2, beta)`` of Theorem 3 for one (suboptimal, optimal) pair, derived from [GC] (module docstring).
+    """``(C_2, beta)`` of Theorem 3 for one (suboptimal, optimal) pair (module docstring).
 
-    ``E[sum_t 1{T_{t-1}(e) > tau_{e,e*}, not E_t, G_{e,e*,t}}] <= C_2 / n^beta`` for every n >= 1, with
+    ``E[sum_t 1{T_{t-1}(e) > tau_{e,e*}, not E_t, G_{e,e*,t}}] <= C_2 / n^beta`` for all n >= 1:
     ``C_2 = 1/(1 - exp(-kl(r, mu)))``, ``beta = (1 + eps) kl(r, mu)/kl(mu, mu*)`` and
     ``kl(r, mu*) = kl(mu, mu*)/(1 + eps)``, ``mu < r < mu*``.
 
@@ -255,7 +267,7 @@ def klucb_tail_constants(mu, mu_star, eps):
 
 
 def klucb_tail_root(mu, mu_star, eps) -> float:
-    """``r(eps)`` in ``(mu, mu*)`` with ``kl(r, mu*) = kl(mu, mu*)/(1+eps)`` (step S2); nan when ``mu = 0``."""
+    """``r`` in ``(mu, mu*)``, ``kl(r, mu*) = kl(mu, mu*)/(1+eps)`` (step S2); nan if ``mu = 0``."""
     mu, mu_star, eps = _check_pair(mu, mu_star, eps)
     r = klucb_tail_constants_mp(mu, mu_star, eps, dps=30)["r"]
     return math.nan if r is None else float(r)
@@ -356,14 +368,14 @@ def _kmin(ss, mu_star, f):
 def klucb_tail_expected_bad_rounds(mu, mu_star, eps, n, c=3.0, rel_tol=1e-14):
     """``E[M_n] = sum_{s > tau} P(s kl+(w_hat_s, mu*) <= log n + c log log n)`` exactly (step S1).
 
-    ``M_n`` bounds the number of rounds in ``{T_{t-1}(e) > tau, not E_t, G_{e,e*,t}}`` up to n, the quantity
-    that Theorem 3's proof bounds by ``C_2/n^beta``. Each term is a binomial tail
+    ``M_n`` bounds the number of rounds in ``{T_{t-1}(e) > tau, not E_t, G_{e,e*,t}}`` up to n,
+    the quantity that Theorem 3's proof bounds by ``C_2/n^beta``. Each term is a binomial tail
     ``P(Bin(s, mu) >= k_min(s))``; the boundary ``k_min`` is decided in double precision.
 
     Returns
     -------
     (lower, upper) : the truncated sum, and it plus a Chernoff bound on the omitted tail
-    (``P(w_hat_s >= q) <= exp(-s kl(q, mu))`` with ``q`` below the event's boundary for all later s).
+    (``P(w_hat_s >= q) <= exp(-s kl(q, mu))``, ``q`` below the event's boundary for all later s).
     """
     mu, mu_star, eps = _check_pair(mu, mu_star, eps)
     n = _check_n(n)
@@ -374,7 +386,8 @@ def klucb_tail_expected_bad_rounds(mu, mu_star, eps, n, c=3.0, rel_tol=1e-14):
 
     def terms(ss):
         km = _kmin(ss, mu_star, f)
-        last["q"] = max(0.0, (int(km[-1]) - 1) / int(ss[-1]))  # strictly below the boundary at s_last
+        # strictly below the boundary at the last s of the block
+        last["q"] = max(0.0, (int(km[-1]) - 1) / int(ss[-1]))
         return stats.binom.sf(km - 1, ss, mu)
 
     def tail(s):
@@ -394,11 +407,12 @@ def klucb_tail_expected_bad_rounds(mu, mu_star, eps, n, c=3.0, rel_tol=1e-14):
 
 
 def theorem10_bound(t, c=3.0):
-    """[GC] Theorem 10 at time t with ``delta = log t + c log log t``: ``min(1, e max(1, ceil(delta log t)) e^-delta)``.
+    """[GC] Theorem 10 at step t: ``min(1, e max(1, ceil(delta log t)) e^-delta)``.
 
-    Bounds ``P(mu* > U_t(e*))`` for one optimal item at step t (``T_{t-1}(e*) <= t``). Rule (I5): the ceiling
-    is at least 1 and the result at most 1 (a probability). The ceiling is taken of ``x (1 + 1e-12)`` so that
-    rounding never lowers it (conservative by at most one unit when ``x`` is within 1e-12 of an integer).
+    ``delta = log t + c log log t`` (small-t rule). Bounds ``P(mu* > U_t(e*))`` for one optimal
+    item at step t (``T_{t-1}(e*) <= t``). Rule (I5): the ceiling is at least 1 and the result at
+    most 1. The ceiling is taken of ``x (1 + 1e-12)`` so that rounding never lowers it
+    (conservative by one unit at most, when ``x`` is within 1e-12 of an integer).
 
     Parameters
     ----------
@@ -439,17 +453,23 @@ def _F_exact(n, c):
 
 
 def _tail_integral(m, n, c):
-    """Upper bound on sum_{t=m+1}^n of the Theorem 10 term for m >= 1e7 (terms are decreasing there).
+    """Upper bound on sum_{t=m+1}^n of the Theorem 10 terms, m >= 1e7 (terms decrease there).
 
     Uses ceil(x) <= x + 1: term <= e[(log t)^(2-c) + c loglog t (log t)^(1-c) + (log t)^(-c)]/t, and
     sum_{t=m+1}^n g(t) <= int_m^n g for decreasing g; in u = log x the integrand is smooth.
     """
     u0, u1 = math.log(m), math.log(n)
     if c == 3.0:  # closed form
-        val = math.log(u1 / u0) + 3 * ((math.log(u0) + 1) / u0 - (math.log(u1) + 1) / u1) + (u0**-2 - u1**-2) / 2
+        val = (
+            math.log(u1 / u0)
+            + 3 * ((math.log(u0) + 1) / u0 - (math.log(u1) + 1) / u1)
+            + (u0**-2 - u1**-2) / 2
+        )
     else:
-        val, err = integrate.quad(lambda u: u ** (2 - c) + c * math.log(u) * u ** (1 - c) + u ** (-c), u0, u1,
-                                  epsabs=0, epsrel=1e-12, limit=200)
+        def g(u):
+            return u ** (2 - c) + c * math.log(u) * u ** (1 - c) + u ** (-c)
+
+        val, err = integrate.quad(g, u0, u1, epsabs=0, epsrel=1e-12, limit=200)
         val += 10 * err
     return math.e * val * (1 + 1e-9)
 
@@ -500,11 +520,14 @@ def klucb_loglog_valid_from(constant=float(GC_LOGLOG_CONSTANT)) -> int:
     """
     constant = V.positive_real("constant", constant)
     if constant <= math.e:
-        raise ValueError(f"constant must be > e (the asymptotic constant of F(n)/log log n), got {constant}")
+        raise ValueError(
+            f"constant must be > e (the limit of F(n)/log log n), got {constant}"
+        )
     m = _EXACT_LIMIT
     u0 = math.log(m)
     R = 3 * (math.log(u0) + 1) / u0 + u0**-2 / 2
-    if _F_exact(m, 3.0) - math.e * math.log(u0) + math.e * R * (1 + 1e-9) > (constant - math.e) * math.log(u0):
+    excess = _F_exact(m, 3.0) - math.e * math.log(u0) + math.e * R * (1 + 1e-9)
+    if excess > (constant - math.e) * math.log(u0):
         raise ValueError(f"constant {constant} too small to certify beyond n = {m}")
     last_bad, start = 0, 1
     acc = 0.0

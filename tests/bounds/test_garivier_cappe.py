@@ -1,4 +1,7 @@
-"""Theorem 3's C_2, beta and 7 log log n (bounds.garivier_cappe): hand values, mpmath, exact binomial checks."""
+"""Theorem 3's C_2, beta and 7 log log n (bounds.garivier_cappe).
+
+Hand values, 80-digit mpmath, and exact binomial evaluation of the quantity C_2/n^beta bounds.
+"""
 
 import math
 
@@ -58,7 +61,8 @@ def test_beta_identity_kl_r_mu_over_kl_r_mustar():
 
 
 def test_mu_star_one_rule():
-    # r = (mu + eps)/(1 + eps) = 0.75 for mu = 0.5, eps = 1; kl(0.75, 0.5) = log 2 - h(0.75); beta = 0.
+    # r = (mu + eps)/(1 + eps) = 0.75 for mu = 0.5, eps = 1; kl(0.75, 0.5) = log 2 - h(0.75);
+    # beta = 0.
     C2, beta = klucb_tail_constants(0.5, 1.0, 1.0)
     assert beta == 0.0
     assert C2 == pytest.approx(1 / (1 - math.exp(-(math.log(2) - h(0.75)))), rel=1e-13)
@@ -120,7 +124,8 @@ def test_root_solves_defining_equation_at_60_digits(a):
         rhs = kl_mp(mu, ms)
         assert abs(lhs - rhs) <= mpmath.mpf(10) ** -50 * rhs
         assert mpmath.mpf(mu) < c["r"] < mpmath.mpf(ms)
-        assert abs(c["beta"] - (1 + mpmath.mpf(eps)) * kl_mp(c["r"], mu) / rhs) <= mpmath.mpf(10) ** -50 * c["beta"]
+        beta = (1 + mpmath.mpf(eps)) * kl_mp(c["r"], mu) / rhs
+        assert abs(c["beta"] - beta) <= mpmath.mpf(10) ** -50 * beta
 
 
 # ---------------------------------------------------------------- monotonicity and limits
@@ -144,7 +149,8 @@ def test_small_eps_asymptotics():
         C2, beta = klucb_tail_constants(mu, ms, eps)
         pred = eps**2 * d / (2 * mu * (1 - mu) * l**2)
         assert beta == pytest.approx(pred, rel=20 * eps)
-        assert C2 * beta == pytest.approx((1 + eps) / d, rel=20 * eps)  # C2 ~ 1/kl(r,mu) = (1+eps)/(d beta)
+        # C2 ~ 1/kl(r, mu) = (1 + eps)/(d beta)
+        assert C2 * beta == pytest.approx((1 + eps) / d, rel=20 * eps)
     assert klucb_tail_constants(mu, ms, 1e-7)[1] < 1e-12 < klucb_tail_constants(mu, ms, 1e-3)[1]
 
 
@@ -152,14 +158,21 @@ def test_large_eps_limit():
     mu, ms = 0.1, 0.3
     lim = 1 / (1 - math.exp(-kl_f(ms, mu)))
     gaps = [klucb_tail_constants(mu, ms, e)[0] - lim for e in (1e2, 1e4, 1e6, 1e8)]
-    assert all(a > b > 0 for a, b in zip(gaps, gaps[1:]))  # C2 decreases to its limit (ms - r ~ eps^-1/2)
+    # C2 decreases to its limit (mu* - r ~ eps^-1/2)
+    assert all(a > b > 0 for a, b in zip(gaps, gaps[1:], strict=False))
     assert gaps[-1] < 1e-3 * lim
     assert klucb_tail_constants(mu, ms, 1e8)[1] > 1e8
 
 
 # ---------------------------------------------------------------- the Lemma 8 chain, exactly
 
-instances = [(0.05, 0.2, 0.5), (0.05, 0.2, 0.1), (0.1, 0.15, 0.3), (0.4, 0.6, 2.0), (0.01, 0.02, 0.5)]
+instances = [
+    (0.05, 0.2, 0.5),
+    (0.05, 0.2, 0.1),
+    (0.1, 0.15, 0.3),
+    (0.4, 0.6, 2.0),
+    (0.01, 0.02, 0.5),
+]
 
 
 @pytest.mark.parametrize("mu,ms,eps", instances)
@@ -177,7 +190,8 @@ def test_lemma8_chain(mu, ms, eps, n):
 
 
 def test_expected_bad_rounds_against_brute_force_mpmath():
-    # Independent evaluation: sum over s and k of binomial pmf * 1{s kl+(k/s, mu*) <= f(n)} at 30 digits.
+    # Independent evaluation at 30 digits: sum over s and k of the binomial pmf
+    # times 1{s kl+(k/s, mu*) <= f(n)}.
     mu, ms, eps, n = 0.1, 0.6, 1.0, 100
     f = math.log(n) + 3 * math.log(math.log(n))
     tau = (1 + eps) * f / kl_f(mu, ms)
@@ -187,14 +201,16 @@ def test_expected_bad_rounds_against_brute_force_mpmath():
             for k in range(s + 1):
                 x = mpmath.mpf(k) / s
                 if x >= ms or s * kl_mp(x, ms) <= f:
-                    total += mpmath.binomial(s, k) * mpmath.mpf(mu) ** k * mpmath.mpf(1 - mu) ** (s - k)
+                    m = mpmath.mpf(mu)
+                    pmf = mpmath.binomial(s, k) * m**k * (1 - m) ** (s - k)
+                    total += pmf
     lo, hi = klucb_tail_expected_bad_rounds(mu, ms, eps, n)
     assert lo == pytest.approx(float(total), rel=1e-11)
     assert hi >= lo
 
 
 def test_bound_nearly_attained_when_mu_star_is_one():
-    # mu* = 1: M_n counts s with w_hat_s = 1, E[M_n] = mu/(1 - mu) exactly; the bound C2 is within 15%,
+    # mu* = 1: M_n counts s with w_hat_s = 1, E[M_n] = mu/(1 - mu) exactly; C2 is within 15%,
     # so a C2 15% smaller would be wrong on this pair.
     mu, eps = 0.9, 100.0
     lo, hi = klucb_tail_expected_bad_rounds(mu, 1.0, eps, 1000)
@@ -204,7 +220,7 @@ def test_bound_nearly_attained_when_mu_star_is_one():
 
 
 def test_step_s4_is_sharp():
-    # With c = 0 the only slack of S4 is exp(-(S - tau) kl(r, mu)) with S - tau in (0, 1]: a C2 even 1%
+    # With c = 0 the only slack of S4 is exp(-(S - tau) kl(r, mu)), S - tau in (0, 1]: a C2 even 1%
     # smaller would make S4 false at every n.
     mu, ms, eps = 0.05, 0.2, 0.3
     C2, beta = klucb_tail_constants(mu, ms, eps)
@@ -220,10 +236,13 @@ def test_theorem10_hand_values():
     assert theorem10_bound(1) == 1.0  # literal Theorem 10 gives 0 at t = 1 (delta = 0): rule (I5)
     assert theorem10_bound(2) == 1.0  # e ceil(log 2 * log 2) / 2 = e/2 > 1
     d5 = math.log(5) + 3 * math.log(math.log(5))
-    assert theorem10_bound(5) == pytest.approx(math.e * math.ceil(d5 * math.log(5)) * math.exp(-d5), rel=1e-15)
-    d100 = math.log(100) + 3 * math.log(math.log(100))  # (4.605 + 4.582) * 4.605 = 42.3; e^-d = 1/(100 log^3 100)
+    want5 = math.e * math.ceil(d5 * math.log(5)) * math.exp(-d5)
+    assert theorem10_bound(5) == pytest.approx(want5, rel=1e-15)
+    # (4.605 + 4.582) * 4.605 = 42.3; exp(-delta) = 1/(100 log^3 100)
+    d100 = math.log(100) + 3 * math.log(math.log(100))
     assert math.ceil(d100 * math.log(100)) == 43
-    assert theorem10_bound(100) == pytest.approx(math.e * 43 / (100 * math.log(100) ** 3), rel=1e-13)
+    want100 = math.e * 43 / (100 * math.log(100) ** 3)
+    assert theorem10_bound(100) == pytest.approx(want100, rel=1e-13)
     np.testing.assert_array_equal(theorem10_bound(np.array([1.0, 5.0])), [1.0, theorem10_bound(5)])
 
 
@@ -233,7 +252,8 @@ def test_loglog_term_small_n_by_hand():
     assert klucb_loglog_term(5) == pytest.approx(4 + theorem10_bound(5), rel=1e-15)
     F16 = sum(theorem10_bound(t) for t in range(1, 17))
     assert klucb_loglog_term(16) == pytest.approx(F16, rel=1e-14)
-    assert F16 > GC_LOGLOG_CONSTANT * math.log(math.log(16))  # the paper's 7 log log n fails at n = 16
+    # the paper's 7 log log n fails at n = 16
+    assert F16 > GC_LOGLOG_CONSTANT * math.log(math.log(16))
 
 
 def test_paper_constant_valid_from_48():
@@ -247,7 +267,7 @@ def test_paper_constant_valid_from_48():
 
 def test_loglog_constant_tends_to_e():
     seq = [klucb_loglog_constant(n) for n in (10**3, 10**6, 10**12, 10**18)]
-    assert all(a > b for a, b in zip(seq, seq[1:]))
+    assert all(a > b for a, b in zip(seq, seq[1:], strict=False))
     assert math.e < seq[-1] < 5.5  # 5.36 at n = 1e18: the approach to e is like 1/log log n
     assert klucb_loglog_constant(2) == math.inf
 
@@ -258,7 +278,8 @@ def test_tail_integral_is_an_upper_bound_and_tight():
     bound = _tail_integral(10**5, 10**6, 3.0)
     assert diff <= bound <= 1.01 * diff
     # general-c path (quadrature) agrees with the closed form at c = 3
-    assert _tail_integral(10**7, 10**9, 3.0) == pytest.approx(_tail_integral(10**7, 10**9, 3.0 + 1e-13), rel=1e-9)
+    closed = _tail_integral(10**7, 10**9, 3.0)
+    assert closed == pytest.approx(_tail_integral(10**7, 10**9, 3.0 + 1e-13), rel=1e-9)
     assert klucb_loglog_term(10**7 + 10) >= klucb_loglog_term(10**7)
 
 
