@@ -45,6 +45,10 @@ def _args(L, K, delta):
     L = V.positive_int("L", L)
     K = V.list_size(K, L)
     p = 1.0 / K
+    if isinstance(delta, mpmath.mpf):  # keep an mpf exactly (it may lie below the float range)
+        if not (0 < delta and delta * K < 1):
+            raise ValueError(f"delta must satisfy 0 < delta < p = 1/K = {p}, got {delta}")
+        return L, K, delta
     delta = V.positive_real("delta", delta)
     if not delta < p:
         raise ValueError(f"delta must satisfy 0 < delta < p = 1/K = {p}, got {delta}")

@@ -1,0 +1,93 @@
+"""`cascading bounds`: table, --json keys and values, one-line errors with exit status 2."""
+
+import json
+import math
+
+import pytest
+
+from bounds import b_lb
+from bounds.lower import theorem4_coefficient
+from bounds.upper import theorem2_bound, theorem3_bound, theorem3_leading_coefficient
+from reports.cli import main
+
+KEYS = {"theorem2", "theorem3", "theorem3_leading", "theorem4_coefficient", "eps", "C2", "beta"}
+
+
+def _json(capsys, *argv):
+    assert main(["bounds", *argv, "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1  # one JSON object on one line
+    return json.loads(out)
+
+
+def test_default_is_the_paper_instance(capsys):
+    res = _json(capsys)
+    assert KEYS <= res.keys()
+    assert res["instance"]["L"] == 16 and res["instance"]["K"] == 2 and res["n"] == 100000
+    same = _json(capsys, "--L", "16", "--K", "2", "--p", "0.2", "--delta", "0.15", "--n", "1e5")
+    assert same == res
+    inst = b_lb(16, 2, 0.2, 0.15)
+    assert res["theorem2"] == theorem2_bound(inst, 10**5)  # full double precision, bit for bit
+    assert res["theorem4_coefficient"] == theorem4_coefficient(inst)
+    assert res["theorem3_leading"] == theorem3_leading_coefficient(inst) * math.log(1e5)
+    assert res["theorem3"] == pytest.approx(theorem3_bound(inst, 10**5, eps=res["eps"]), rel=1e-15)
+    assert res["eps_optimised"] is True and res["eps"] > 0
+    assert res["theorem4_coefficient"] * math.log(1e5) < res["theorem3"] < res["theorem2"]
+
+
+def test_eps_weights_and_form(capsys):
+    res = _json(capsys, "--weights", "0.3,0.2,0.1,0.05", "--K", "2", "--eps", "0.5", "--n", "1000")
+    assert res["eps"] == 0.5 and res["eps_optimised"] is False
+    assert res["instance"]["weights"] == [0.3, 0.2, 0.1, 0.05]
+    proof = _json(capsys, "--weights", "0.3,0.2,0.1,0.05", "--K", "2", "--eps", "0.5", "--form", "proof")
+    assert proof["theorem3_form"] == "proof"
+    # general instance: Theorem 4's general-instance constant
+    assert res["theorem4_coefficient"] == pytest.approx(
+        (1 - 0.3) * (0.1 / _kl(0.1, 0.2) + 0.15 / _kl(0.05, 0.2)), rel=1e-13
+    )
+
+
+def _kl(p, q):
+    return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
+
+
+def test_table(capsys):
+    assert main(["bounds", "--n", "100000"]) == 0
+    out = capsys.readouterr().out
+    assert "B_LB(L=16, K=2, p=0.2, delta=0.15)" in out
+    for name in ("Theorem 2 (CascadeUCB1)", "Theorem 3 (CascadeKL-UCB)", "Theorem 4", "pre-peeling"):
+        assert name in out
+    assert "value at n" in out and "coef. of log n" in out and "ratio to lower" in out
+    row = next(line for line in out.splitlines() if line.startswith("Theorem 2 (CascadeUCB1)"))
+    assert "1120.000000" in row  # 14 * 12 / 0.15
+
+
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (["--L", "16", "--K", "2", "--p", "1.5", "--delta", "0.1"], "p must lie in"),
+        (["--L", "3", "--K", "4", "--p", "0.2", "--delta", "0.1"], "K must satisfy"),
+        (["--L", "16", "--K", "2", "--p", "0.2"], "missing --delta"),
+        (["--weights", "0.2,0.1"], "--weights needs --K"),
+        (["--weights", "0.2,0.1", "--K", "1", "--p", "0.2"], "not both"),
+        (["--weights", "0.2,abc", "--K", "1"], "must be a number"),
+        (["--weights", "0.2,0.2", "--K", "1"], "unique optimal set"),
+        (["--n", "0"], "n must be an integer"),
+        (["--n", "1"], "n must be >= 2"),
+        (["--eps", "-1"], "eps must be > 0"),
+        (["--eps", "nan"], "NaN"),
+        (["--L", "16", "--K", "2", "--p", "0.2", "--delta", "0.3"], "delta must satisfy"),
+    ],
+)
+def test_bad_input_one_line_exit_2(capsys, argv, msg):
+    assert main(["bounds", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("cascading bounds: error:") and msg in err
+
+
+def test_argparse_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bounds", "--form", "loose"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
