@@ -197,7 +197,7 @@ def test_expected_bad_rounds_against_brute_force_mpmath():
     tau = (1 + eps) * f / kl_f(mu, ms)
     total = mpmath.mpf(0)
     with mpmath.workdps(30):
-        for s in range(math.floor(tau) + 1, math.floor(tau) + 200):
+        for s in range(math.floor(tau) + 1, math.floor(tau) + 80):  # terms ~ exp(-0.75 s)
             for k in range(s + 1):
                 x = mpmath.mpf(k) / s
                 if x >= ms or s * kl_mp(x, ms) <= f:
@@ -325,3 +325,44 @@ def test_rejects_bad_horizons():
         theorem10_bound(0.5)
     with pytest.raises(ValueError, match="constant must be > e"):
         klucb_loglog_valid_from(2.0)
+
+
+def test_event_split_pathwise_in_a_klucb_run():
+    """Step S1 on simulated CascadeKL-UCB runs (K = 1, so G_{e,1,t} = {e is recommended}).
+
+    In every run, the number of rounds with T_{t-1}(e) > tau, U_t(1) >= w(1) and e recommended is at
+    most #{s > tau : s kl+(w_hat_s, w(1)) <= f(n)} computed from the same observations of e; the
+    run average is at most E[M_n] (exact), which is at most C_2 / n^beta.
+    """
+    from bounds.indices import klucb_threshold
+    from bounds.kl import kl, klucb_index
+
+    w = np.array([0.5, 0.3, 0.25])
+    n, runs, eps, c = 3000, 400, 0.05, 3.0
+    rng = np.random.default_rng(np.random.SeedSequence(20150706))
+    # Item e's s-th observation is stream[:, e, s - 1]; T_0 = 1 (the initial observation w_0).
+    stream = (rng.random((runs, 3, n + 1)) < w[:, None]).astype(np.float64)
+    T = np.ones((runs, 3), dtype=np.int64)
+    S = stream[:, :, 0].copy()
+    f_n = klucb_threshold(n, c)
+    tau = np.array([np.inf] + [(1 + eps) * f_n / kl_f(w[e], w[0]) for e in (1, 2)])
+    bad = np.zeros((runs, 3), dtype=np.int64)
+    rows = np.arange(runs)
+    for t in range(1, n + 1):
+        U = klucb_index(S / T, T, klucb_threshold(t, c))
+        a = np.argmax(U, axis=1)
+        no_E = U[:, 0] >= w[0]
+        hit = no_E & (a > 0) & (T[rows, a] > tau[a])
+        bad[rows[hit], a[hit]] += 1
+        S[rows, a] += stream[rows, a, T[rows, a]]
+        T[rows, a] += 1
+    for e in (1, 2):
+        s = np.arange(1, n + 2)
+        w_hat = np.cumsum(stream[:, e, :], axis=1) / s
+        klp = np.where(w_hat < w[0], kl(w_hat, np.full_like(w_hat, w[0])), 0.0)
+        in_event = (s > tau[e]) & (s * klp <= f_n) & (s <= T[:, e:e + 1] - 1)
+        assert np.all(bad[:, e] <= in_event.sum(axis=1))
+        M_lo, M_hi = klucb_tail_expected_bad_rounds(w[e], w[0], eps, n)
+        assert bad[:, e].mean() <= M_hi + 4 * bad[:, e].std() / math.sqrt(runs)
+        assert M_hi <= klucb_tail_bound(w[e], w[0], eps, n)
+    assert bad.sum() > 0  # the instance does exercise the event
