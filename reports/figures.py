@@ -21,7 +21,7 @@ from contextlib import contextmanager
 import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import LogLocator
+from matplotlib.ticker import FuncFormatter, LogLocator
 
 from reports import tables as T
 
@@ -69,6 +69,10 @@ def _figure(width, height, nrows=1, ncols=1, **kw):
     fig = Figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
     return fig, axes
+
+
+def _thousands(v, _pos=None) -> str:
+    return "0" if v == 0 else f"{v / 1000:g}k"
 
 
 def _policy_style(policy):
@@ -163,10 +167,11 @@ def figure1(results, rows=None, *, axes=None):
                 ax.set_title(f"ν = {nu:g}, γ = {gamma:g}")
                 ax.set_xlabel("step n" if i == 1 else "")
                 ax.set_ylabel("regret" if j == 0 else "")
-                ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
+                ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
                 r = ratio.get((float(nu), float(gamma)))
                 if r is not None:
-                    ax.text(0.97, 0.05, f"ranked / cascade\n= {r.ratio:.2f} ± {r.ratio_se:.2f}",
+                    # between the two curves: ranked ends near the top, cascade near the bottom
+                    ax.text(0.97, 0.3, f"ranked / cascade\n{r.ratio:.2f} ± {r.ratio_se:.2f}",
                             transform=ax.transAxes, ha="right", va="bottom", fontsize=6)
                 ax.set_ylim(bottom=0)
         handles, labels = axes[0, 0].get_legend_handles_labels()
