@@ -48,7 +48,8 @@ Derivation of C_2 and beta (the "Lemma 8" term)
 
      This holds for every n >= 1 (for n <= e the small-t rule drops the log log
      factor, for n > e it is <= 1). ``E[M_n]`` is computed exactly (binomial tails)
-     by :func:`klucb_tail_expected_bad_rounds` and the chain S1-S4 is tested.
+     by :func:`klucb_tail_expected_bad_rounds`; the chain S1-S4 is tested exactly,
+     and S1 also pathwise on simulated CascadeKL-UCB runs.
 
 Limits (proved by expansion, tested): as ``eps -> 0``, ``r - mu ~ eps d / l`` with
 ``l = logit(mu*) - logit(mu)``, so ``beta ~ eps^2 d / (2 mu (1-mu) l^2) -> 0`` and
@@ -103,8 +104,8 @@ Inconsistencies found (and remarks)
      observations at round ``t + 1``; CascadeKL-UCB uses ``log t + 3 log log t`` at step
      t with ``T_{t-1}(e) <= t`` observations (``T_0 = 1``). Same time scale, so Theorem 10
      applies with ``n = t`` and ``c = 3`` matches. For ``c < 3`` the sum ``F(n)`` grows
-     faster than ``log log n`` (``c = 2``: like ``e log n``). Both papers leave
-     ``log log t`` undefined for t <= e; we use the small-t rule.
+     faster than ``log log n`` (``c = 2``: like ``e log n``). ``log log t`` is undefined
+     or negative for t <= e; we use the small-t rule of :mod:`bounds.indices`.
 (I8) Theorem 10 assumes the observation indicators are previsible. In the cascade,
      whether ``e*`` is observed at step t depends on the current clicks on the items
      above it, which are independent of ``w_t(e*)``; the supermartingale step of the
