@@ -10,6 +10,7 @@ gives that order, so ``sorted_weights[:K]`` are the optimal items ``1..K`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -58,7 +59,9 @@ class CascadeInstance:
         """The lower-bound problem B_LB(L, K, p, Delta) of Section 4.3, eq. (6).
 
         ``w(e) = p`` for the ``K`` optimal items and ``p - Delta`` for the other
-        ``L - K``, with ``0 < Delta < p <= 1``.
+        ``L - K``, with ``0 < Delta < p <= 1``. ``p - Delta`` is formed exactly from the
+        shortest decimal forms of p and Delta and rounded once, so B_LB(16, 2, 0.2, 0.15)
+        has ``w = 0.05`` (the double nearest 1/20) for its suboptimal items.
         """
         L = V.positive_int("L", L)
         K = V.list_size(K, L)
@@ -66,7 +69,9 @@ class CascadeInstance:
         delta = V.positive_real("delta", delta)
         if not delta < p:
             raise ValueError(f"delta must satisfy 0 < delta < p = {p}, got {delta}")
-        return cls(tuple([p] * K + [p - delta] * (L - K)), K)
+        # p - Delta in decimal, then rounded once: 0.2 - 0.15 is 0.05, not 0.05000000000000002
+        low = float(Fraction(repr(p)) - Fraction(repr(delta)))
+        return cls(tuple([p] * K + [low] * (L - K)), K)
 
     # -- derived quantities ---------------------------------------------------
     @property

@@ -15,7 +15,8 @@ def test_b_lb_matches_eq6():
     inst = b_lb(16, 2, 0.2, 0.15)
     assert inst.L == 16 and inst.K == 2
     assert list(inst.optimal_weights) == [0.2, 0.2]
-    assert np.allclose(inst.suboptimal_weights, 0.05) and inst.suboptimal_weights.size == 14
+    assert (inst.suboptimal_weights == 0.05).all() and inst.suboptimal_weights.size == 14
+    assert b_lb(16, 2, 0.2, 0.075).weights[-1] == 0.125
     assert np.allclose(inst.gaps(), 0.15) and inst.gaps().shape == (14, 2)
     assert inst.has_unique_optimum
     assert inst.optimal_reward() == pytest.approx(1 - 0.8**2)
