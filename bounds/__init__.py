@@ -8,7 +8,7 @@ Pure functions, no I/O. One module per result family:
 * :mod:`bounds.lemma1`    -- Lemma 1 (modular decomposition): sympy proof, exact expectation form
 * :mod:`bounds.decomposition` -- Theorem 1 (regret decomposition), exact with fractions
 * :mod:`bounds.peeling`   -- Lemma 2 (KL peeling) and Lemma 3 of "Matroid bandits" (UCB1 peeling)
-* :mod:`bounds.upper`     -- Theorems 2 and 3 (upper bounds), pre-peeling forms, Theorem 3's C and eps
+* :mod:`bounds.upper`     -- Theorems 2, 3 (upper bounds), pre-peeling forms, Theorem 3's C, eps
 * :mod:`bounds.garivier_cappe` -- C_2(eps), beta(eps) and 7 log log n from Garivier and Cappe (2011)
 * :mod:`bounds.lower`     -- Theorem 4 (lower bound) on B_LB and on any instance
 * :mod:`bounds.discussion` -- the discussion's orders, eqs. (7)-(9)

@@ -181,13 +181,14 @@ def format_table(res: dict) -> str:
         lines.append(f"{name:<{w0}}  {value:>14.6f}  {coef:>14.6f}  {_ratio(value, lower):>14.4f}")
     lines.append("")
     lines.append(
-        "Theorem 4's constant is liminf R(n)/log n; 'ratio to lower' = value / (theorem4_coefficient * log n)."
+        "Theorem 4's constant is liminf R(n)/log n; "
+        "'ratio to lower' = value / (theorem4_coefficient * log n)."
     )
     return "\n".join(lines)
 
 
 def _finite(obj):
-    """Non-finite floats (e.g. beta = inf when every suboptimal weight is 0) become null: strict JSON."""
+    """Non-finite floats (beta = inf when every suboptimal weight is 0) become null: strict JSON."""
     if isinstance(obj, dict):
         return {k: _finite(v) for k, v in obj.items()}
     if isinstance(obj, list):

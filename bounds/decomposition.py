@@ -238,7 +238,7 @@ def theorem1_alpha(w, K=None):
 
 
 def theorem1_sum(A, w, K=None):
-    """``S = sum_{e>K} sum_{e*<=K} Delta_{e,e*} E_t[1{G_{e,e*,t}}]``, the upper bound of Theorem 1."""
+    """``S = sum_{e>K} sum_{e*<=K} Delta_{e,e*} E_t[1{G_{e,e*,t}}]``, Theorem 1's upper bound."""
     A, w, K, exact = _setup(A, w, K)
     order = sorted(range(len(w)), key=lambda e: -w[e])
     P = event_probabilities(A, w if exact else np.asarray(w), K)

@@ -9,8 +9,10 @@ coefficient of ``log n`` inside the O / Omega (no hidden constants):
 
   1. ``(L - K) / Delta``
   2. ``(L - K) Delta / Delta^2``
-  3. ``(L - K) Delta / (p (1 - p) kl(p - Delta, p))``  (>= form 2 since ``kl <= Delta^2 / (p(1-p))``)
-  4. ``K (L - K) Delta / kl(p - Delta, p)``            (>= form 3 / 2, as ``1/(p(1-p)) = K^2/(K-1) <= 2K``)
+  3. ``(L - K) Delta / (p (1 - p) kl(p - Delta, p))``
+     (>= form 2 since ``kl <= Delta^2 / (p(1-p))``)
+  4. ``K (L - K) Delta / kl(p - Delta, p)``
+     (>= form 3 / 2, as ``1/(p(1-p)) = K^2/(K-1) <= 2K``)
 
 * eq. (9), CascadeKL-UCB (Theorem 3):
   ``(L - K) Delta (1 + log(1/Delta)) / kl(p - Delta, p)``    :func:`eq9_klucb_order`
@@ -123,7 +125,7 @@ def leading_ratio_klucb_ucb1(K, delta, dps=None):
 
 
 def klucb_below_ucb1_delta(K, dps=30):
-    """The ``Delta*`` with Theorem 3's leading coefficient below Theorem 2's exactly for ``Delta > Delta*``.
+    """``Delta*``: Theorem 3's leading coefficient is below Theorem 2's iff ``Delta > Delta*``.
 
     On ``B_LB(L, K, 1/K, Delta)`` (the ratio does not depend on L). The ratio of
     :func:`leading_ratio_klucb_ucb1` tends to infinity as ``Delta -> 0`` (like

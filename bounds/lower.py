@@ -6,7 +6,8 @@ Theorem 4. On ``B_LB(L, K, p, Delta)`` (eq. 6), every consistent algorithm has
 
 General instance (the same argument, any ``w`` with a unique optimal set
 ``w(K) > w(K+1)``). The lower bound of Theorem 1 gives
-``R(n) >= alpha sum_{e>K} sum_{e*} Delta_{e,e*} E[#G_{e,e*}] >= alpha sum_{e>K} Delta_{e,K} E[T_n(e)]``
+``R(n) >= alpha sum_{e>K} sum_{e*} Delta_{e,e*} E[#G_{e,e*}]
+>= alpha sum_{e>K} Delta_{e,K} E[T_n(e)]``
 (``Delta_{e,e*} >= Delta_{e,K}``, and ``T_n(e)`` grows exactly on the events
 ``G_{e,e*,t}``), with ``alpha = (1 - w(1))^(K-1)``. Lai and Robbins (1985) give, for
 a consistent algorithm and suboptimal ``e``,
@@ -92,7 +93,7 @@ def _general(inst, alpha_of, dps):
 
 
 def theorem4_general_coefficient(inst, K=None, dps=None):
-    """``alpha sum_{e>K} Delta_{e,K} / kl(w(e), w(K))``, ``alpha = (1 - w(1))^(K-1)`` (module docstring).
+    """``alpha sum_{e>K} Delta_{e,K} / kl(w(e), w(K))``, ``alpha = (1 - w(1))^(K-1)`` (see module).
 
     The general-instance form of Theorem 4; equal to :func:`theorem4_blb_coefficient`
     on B_LB. Requires a unique optimal set.

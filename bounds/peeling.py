@@ -229,7 +229,9 @@ def _lemma2_args(p, p_opt):
 
 
 def lemma2_lhs(p, p_opt):
-    """Left side of Lemma 2: ``Delta_1/kl(p, p_1) + sum_{k>=2} Delta_k (1/kl(p,p_k) - 1/kl(p,p_{k-1}))``.
+    """Left side of Lemma 2.
+
+    ``Delta_1/kl(p, p_1) + sum_{k>=2} Delta_k (1/kl(p, p_k) - 1/kl(p, p_{k-1}))``.
 
     Parameters
     ----------
@@ -249,7 +251,9 @@ def lemma2_lhs(p, p_opt):
 
 
 def lemma2_rewritten(p, p_opt):
-    """The first step of Lemma 2's proof: ``sum_{k<K} (Delta_k - Delta_{k+1})/kl(p,p_k) + Delta_K/kl(p,p_K)``.
+    """The first step of Lemma 2's proof (summation by parts).
+
+    ``sum_{k<K} (Delta_k - Delta_{k+1})/kl(p, p_k) + Delta_K/kl(p, p_K)``.
 
     Equal to :func:`lemma2_lhs` (summation by parts). Same arithmetics.
     """

@@ -12,12 +12,14 @@ Theorem 2 (CascadeUCB1)::
 
 Its pre-peeling form (Appendix A, the bound before Lemma 3 of Kveton et al. 2014)::
 
-    sum_{e>K} [Delta_{e,1}/Delta_{e,1}^2 + sum_{e*>=2} Delta_{e,e*}(1/Delta_{e,e*}^2 - 1/Delta_{e,e*-1}^2)] 6 log n
+    sum_{e>K} [Delta_{e,1}/Delta_{e,1}^2
+               + sum_{e*>=2} Delta_{e,e*}(1/Delta_{e,e*}^2 - 1/Delta_{e,e*-1}^2)] 6 log n
         + pi^2 L / 3.
 
 Theorem 3 (CascadeKL-UCB), for any ``eps > 0``::
 
-    R(n) <= sum_{e>K} (1 + eps) Delta_{e,K} (1 + log(1/Delta_{e,K})) / kl(w(e), w(K)) (log n + 3 log log n) + C,
+    R(n) <= sum_{e>K} (1 + eps) Delta_{e,K} (1 + log(1/Delta_{e,K})) / kl(w(e), w(K))
+                * (log n + 3 log log n) + C,
     C = K L C_2(eps) / n^beta(eps) + 7 K log log n.
 
 Its pre-peeling form replaces each item's ``Delta_{e,K}(1 + log(1/Delta_{e,K}))/kl(w(e), w(K))``
@@ -38,7 +40,8 @@ Two forms are provided (``form=`` in every Theorem 3 function):
   (``log log n`` by the small-t rule). Note ``7 K log log n`` is valid only for n >= 48
   (see :mod:`bounds.garivier_cappe`, (I6)).
 * ``"proof"``, what the proof gives before it is loosened (``Delta <= 1``, ``L - K <= L``,
-  ``F(n) <= 7 log log n``): ``C = sum_{e>K} sum_{e*<=K} Delta_{e,e*} C2_{e,e*}/n^beta_{e,e*} + K F(n)``,
+  ``F(n) <= 7 log log n``):
+  ``C = sum_{e>K} sum_{e*<=K} Delta_{e,e*} C2_{e,e*}/n^beta_{e,e*} + K F(n)``,
   with ``F(n) = bounds.garivier_cappe.klucb_loglog_term(n)``, valid for every n >= 1.
 
 ``eps=None`` minimises the bound over ``eps > 0`` (:func:`theorem3_optimal_eps`).
@@ -111,7 +114,7 @@ def _precision(dps):
 
 
 def _instance(inst, K=None) -> CascadeInstance:
-    """A CascadeInstance from an instance, ``(weights, K)``, or weights plus ``K``; unique optimum."""
+    """A CascadeInstance from an instance, ``(weights, K)`` or weights and ``K``; unique optimum."""
     if (
         isinstance(inst, tuple)
         and len(inst) == 2
@@ -127,7 +130,7 @@ def _instance(inst, K=None) -> CascadeInstance:
 
 
 def _horizon(n):
-    """Validate horizon(s): integers >= 1 (floats equal to integers accepted). -> (float array, scalar?)."""
+    """Validate horizon(s), integers >= 1 (1e5 accepted); returns (float array, is_scalar)."""
     if np.ndim(n) == 0:
         return np.float64(V.positive_int("n", n)), True
     a = V.as_float_array("n", n)
@@ -172,14 +175,20 @@ def theorem2_leading_coefficient(inst, K=None, dps=None):
 
 
 def theorem2_bound(inst, n, K=None):
-    """Theorem 2: ``sum_{e>K} 12/Delta_{e,K} log n + pi^2 L / 3`` at horizon(s) n (float or array like n)."""
+    """Theorem 2: ``sum_{e>K} 12/Delta_{e,K} log n + pi^2 L / 3`` at horizon(s) n.
+
+    Returns a float for scalar n, an array shaped like n otherwise.
+    """
     inst = _instance(inst, K)
     n, scalar = _horizon(n)
     return _out(theorem2_leading_coefficient(inst) * _log(n) + math.pi**2 * inst.L / 3, scalar)
 
 
 def theorem2_prepeeling_coefficient(inst, K=None):
-    """``sum_{e>K} [Delta_{e,1}/Delta_{e,1}^2 + sum_{e*>=2} Delta_{e,e*}(1/Delta_{e,e*}^2 - 1/Delta_{e,e*-1}^2)]``.
+    """The bracket of Theorem 2's proof, summed over suboptimal items.
+
+    ``sum_{e>K} [Delta_{e,1}/Delta_{e,1}^2
+    + sum_{e*>=2} Delta_{e,e*}(1/Delta_{e,e*}^2 - 1/Delta_{e,e*-1}^2)]``.
 
     The bracket of Appendix A before Lemma 3 of Kveton et al. (2014), summed over the
     suboptimal items; :func:`bounds.peeling.ucb1_peeling_lhs` of each row of the gaps.
@@ -203,7 +212,9 @@ def theorem2_prepeeling(inst, n, K=None):
 
 
 def theorem3_leading_coefficient(inst, K=None, dps=None):
-    """``sum_{e>K} Delta_{e,K} (1 + log(1/Delta_{e,K})) / kl(w(e), w(K))``: Theorem 3's ``log n`` coefficient at eps = 0.
+    """Theorem 3's ``log n`` coefficient at eps = 0.
+
+    ``sum_{e>K} Delta_{e,K} (1 + log(1/Delta_{e,K})) / kl(w(e), w(K))``.
 
     A term with ``kl = inf`` (``w(K) = 1``) is 0. ``dps=d`` evaluates in mpmath.
     """
@@ -217,7 +228,7 @@ def theorem3_leading_coefficient(inst, K=None, dps=None):
 
 
 def theorem3_prepeeling_coefficient(inst, K=None):
-    """``sum_{e>K}`` of Lemma 2's left side with ``p = w(e)``, ``p_k = w(k)`` (Appendix A, before Lemma 2)."""
+    """``sum_{e>K}`` of Lemma 2's left side, ``p = w(e)``, ``p_k = w(k)`` (pre-peeling, App. A)."""
     inst = _instance(inst, K)
     opt = inst.optimal_weights
     return math.fsum(lemma2_lhs(float(we), opt) for we in inst.suboptimal_weights)
@@ -284,7 +295,7 @@ def _constant_parts(inst, n, eps, form):
 
 
 def theorem3_constant(inst, n, eps, K=None, form="paper"):
-    """The constant ``C`` of Theorem 3 at horizon n and ``eps > 0`` (module docstring for ``form``)."""
+    """The constant ``C`` of Theorem 3 at horizon(s) n and ``eps > 0`` (``form``: see module)."""
     inst = _instance(inst, K)
     _check_form(form)
     eps = _check_eps(eps)
@@ -355,7 +366,7 @@ def theorem3_bound(inst, n, eps=None, K=None, form="paper"):
 
 
 def theorem3_prepeeling(inst, n, eps, K=None, form="paper"):
-    """Pre-peeling form of Theorem 3: ``(1+eps) * prepeeling coefficient * (log n + 3 log log n) + C``."""
+    """Pre-peeling Theorem 3: ``(1+eps) * prepeeling coefficient * (log n + 3 log log n) + C``."""
     inst = _instance(inst, K)
     _check_form(form)
     eps = _check_eps(eps)

@@ -39,7 +39,9 @@ def test_eps_weights_and_form(capsys):
     res = _json(capsys, "--weights", "0.3,0.2,0.1,0.05", "--K", "2", "--eps", "0.5", "--n", "1000")
     assert res["eps"] == 0.5 and res["eps_optimised"] is False
     assert res["instance"]["weights"] == [0.3, 0.2, 0.1, 0.05]
-    proof = _json(capsys, "--weights", "0.3,0.2,0.1,0.05", "--K", "2", "--eps", "0.5", "--form", "proof")
+    proof = _json(
+        capsys, "--weights", "0.3,0.2,0.1,0.05", "--K", "2", "--eps", "0.5", "--form", "proof"
+    )
     assert proof["theorem3_form"] == "proof"
     # general instance: Theorem 4's general-instance constant
     assert res["theorem4_coefficient"] == pytest.approx(
@@ -55,7 +57,12 @@ def test_table(capsys):
     assert main(["bounds", "--n", "100000"]) == 0
     out = capsys.readouterr().out
     assert "B_LB(L=16, K=2, p=0.2, delta=0.15)" in out
-    for name in ("Theorem 2 (CascadeUCB1)", "Theorem 3 (CascadeKL-UCB)", "Theorem 4", "pre-peeling"):
+    for name in (
+        "Theorem 2 (CascadeUCB1)",
+        "Theorem 3 (CascadeKL-UCB)",
+        "Theorem 4",
+        "pre-peeling",
+    ):
         assert name in out
     assert "value at n" in out and "coef. of log n" in out and "ratio to lower" in out
     row = next(line for line in out.splitlines() if line.startswith("Theorem 2 (CascadeUCB1)"))

@@ -128,7 +128,8 @@ def test_theorem1_on_random_lists(case):
         assert w[a] <= w[p]
         if a in opt:
             assert p == a
-    # exact regret = sum_k Delta_{a_k, pi(k)} P(examined) prod_{j>k} (1 - w(pi(j)))  (proof of Theorem 1)
+    # proof of Theorem 1:
+    # exact regret = sum_k Delta_{a_k, pi(k)} P(examined) prod_{j>k} (1 - w(pi(j)))
     formula, examined = F(0), F(1)
     for k, (a, p) in enumerate(zip(A, pi, strict=True)):
         tail = F(1)

@@ -43,16 +43,21 @@ def test_chain_of_eq8_and_relation_to_theorems(K, delta_frac):
     L = 3 * K
     delta = delta_frac / K
     f = eq8_ucb1_orders(L, K, delta)
-    # form 2 <= form 3 because kl(p - Delta, p) <= Delta^2 / (p (1 - p)); form 3 <= 2 form 4 for p = 1/K
+    # form 2 <= form 3 because kl(p - Delta, p) <= Delta^2 / (p (1 - p));
+    # form 3 <= 2 form 4 for p = 1/K
     assert f[1] <= f[2] * (1 + 1e-12)
     assert f[2] <= 2 * f[3] * (1 + 1e-12)
     # eq. (7) is Theorem 4 without (1 - 1/K)^(K-1) >= 1/e; eq. (8) form 1 is Theorem 2 / 12
     inst = b_lb(L, K, 1.0 / K, delta)
     alpha = (1 - 1 / K) ** (K - 1)
     assert alpha >= 1 / math.e
-    assert theorem4_coefficient(inst) == pytest.approx(alpha * eq7_lower_order(L, K, delta), rel=1e-9)
+    assert theorem4_coefficient(inst) == pytest.approx(
+        alpha * eq7_lower_order(L, K, delta), rel=1e-9
+    )
     assert theorem2_leading_coefficient(inst) == pytest.approx(12 * f[0], rel=1e-9)
-    assert theorem3_leading_coefficient(inst) == pytest.approx(eq9_klucb_order(L, K, delta), rel=1e-9)
+    assert theorem3_leading_coefficient(inst) == pytest.approx(
+        eq9_klucb_order(L, K, delta), rel=1e-9
+    )
 
 
 def test_mp_agrees_with_float():

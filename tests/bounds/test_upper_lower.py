@@ -133,7 +133,8 @@ def test_theorem3_optimal_eps_beats_a_fine_grid():
 
 
 def test_theorem3_forms_and_small_n():
-    # the proof's form has the valid K F(n) in place of 7 K log log n, and is below the paper's at n >= 48
+    # the proof's form has the valid K F(n) in place of 7 K log log n;
+    # it is below the paper's for n >= 48
     n = 10**4
     assert theorem3_constant(PAPER, n, 0.5, form="proof") < theorem3_constant(PAPER, n, 0.5)
     # n = 2: log log n < 0 is dropped, the paper's C has only the tail term
