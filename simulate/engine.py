@@ -22,7 +22,7 @@ from simulate.rng import ATTRACT, beta_draw, uniform
 __all__ = ["simulate_runs"]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _select_top(idx, K, taken, out):
     """``out[:K]`` = the K items of largest ``idx``, decreasing, ties to the smaller id."""
     L = idx.size
@@ -51,17 +51,22 @@ def _select_top(idx, K, taken, out):
 #     meets 0 at or below q* (a chord lies above h).
 # Both ends are widened by PAD = 1e-10, far above the float error of these formulas and
 # of klucb_scalar (<= 1e-12 from the true root), so the bracket holds the value
-# klucb_scalar returns. An item whose (mean, count) did not change keeps as an upper bound
-# its bracket's top at a later threshold th(t_hi): the index is nondecreasing in th;
-# it stays valid after an unattractive observation too (the index is nondecreasing in the
-# mean and nonincreasing in the count). A list is then decided from brackets, and
-# klucb_scalar is called only where two brackets overlap: the decisions are those of
-# the plain loop, bit for bit (tests/simulate: lazy == plain == reference).
+# klucb_scalar returns.
+#
+# Upper bounds: the index is nondecreasing in th, so an item whose (mean, count) did not
+# change keeps as an upper bound its bracket's top at the threshold of the end t_ep of the
+# current epoch (epochs grow geometrically); it stays valid after an unattractive
+# observation too (the index is nondecreasing in the mean and nonincreasing in the count);
+# an attractive observation voids it. Each step brackets the incumbents (the previous
+# list), then every item whose upper bound reaches the lowest incumbent, and pops the
+# list from the brackets, calling klucb_scalar only where two brackets overlap: the
+# decisions are those of the plain loop, bit for bit (tests/simulate: lazy == plain ==
+# reference).
 PAD = 1e-10
-GROW = 16  # upper bounds are taken at t_hi = t + t // GROW + 1
+GROW = 16  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _bracket(p, T, th, q0):
     """(lo, hi, exact, q_next): klucb_scalar(p, T, th) lies in [lo, hi]; exact if lo == hi."""
     if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
@@ -77,96 +82,124 @@ def _bracket(p, T, th, q0):
     return lo - PAD, hi + PAD, False, hi
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _mean(S, N, e):
     return S[e] / N[e] if N[e] > 0 else 0.0
 
 
-@numba.njit(cache=True)
-def _lazy_prepare(S, N, q, ub, ubt, t, th, c, inc, ninc, lo, hi, ex, cand, taken):
-    """Refresh expired upper bounds, bracket the incumbents and every item that may beat them.
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e):
+    r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
+    lo[e], hi[e], ex[e], q[e] = r[0], r[1], r[2], r[3]
+    stamp[e] = sv
+    cl[nc] = e
+    return nc + 1
 
-    Returns tau: every item not marked ``cand`` has index < tau <= the ninc-th largest index.
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _lazy_prepare(S, N, q, ub, ubt, t, th, t_ep, th_ep, inc, ninc, lo, hi, ex, stamp, sv, cl):
+    """Bracket the incumbents and every item whose upper bound reaches them.
+
+    Upper bounds ``ub[e]`` hold for all steps <= ``ubt[e]``; expired ones are refreshed at
+    the epoch's end ``t_ep`` (threshold ``th_ep``). Candidates get ``stamp[e] = sv`` and are
+    listed in ``cl``; returns their number. Every other item has an index below
+    tau = min lo(incumbents) <= the ninc-th largest index, so the first ninc items of the
+    list are candidates.
     """
-    L = S.size
-    t_hi = t + t // GROW + 1
-    th_hi = klucb_threshold_scalar(float(t_hi), c)
-    for e in range(L):
-        cand[e] = False
-        taken[e] = False
-        if ubt[e] < t:
-            r = _bracket(_mean(S, N, e), float(N[e]), th_hi, q[e])
-            ub[e] = r[1]
-            ubt[e] = t_hi
+    nc = 0
     tau = np.inf
     for i in range(ninc):
         e = inc[i]
-        if cand[e]:
-            continue
-        r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
-        lo[e], hi[e], ex[e], q[e] = r[0], r[1], r[2], r[3]
-        cand[e] = True
-        if lo[e] < tau:
-            tau = lo[e]
+        if stamp[e] != sv:
+            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
+            if lo[e] < tau:
+                tau = lo[e]
     if ninc == 0:
         tau = -np.inf
-    for e in range(L):
-        if not cand[e] and ub[e] >= tau:
-            r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
-            lo[e], hi[e], ex[e], q[e] = r[0], r[1], r[2], r[3]
-            cand[e] = True
-    return tau
-
-
-@numba.njit(cache=True)
-def _lazy_expand(S, N, q, th, lo, hi, ex, cand):
-    """Bracket every item not yet a candidate (needed beyond the certified depth)."""
     for e in range(S.size):
-        if not cand[e]:
-            r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
-            lo[e], hi[e], ex[e], q[e] = r[0], r[1], r[2], r[3]
-            cand[e] = True
+        if stamp[e] == sv:
+            continue
+        if ubt[e] < t:
+            r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
+            ub[e] = r[1]
+            ubt[e] = t_ep
+        if ub[e] >= tau:
+            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
+    return nc
 
 
-@numba.njit(cache=True)
-def _make_exact(S, N, q, th, lo, hi, ex, e):
-    v = klucb_scalar(_mean(S, N, e), float(N[e]), th)
-    lo[e] = v
-    hi[e] = v
-    ex[e] = True
-    q[e] = v
+@numba.njit(cache=True, error_model="numpy")
+def _lazy_expand(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc):
+    """Make every item a candidate (needed beyond the certified depth); returns the count."""
+    for e in range(S.size):
+        if stamp[e] != sv:
+            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
+    return nc
 
 
-@numba.njit(cache=True)
-def _lazy_pop(S, N, q, th, lo, hi, ex, cand, taken):
-    """The next item in (index desc, id asc) order among untaken candidates; -1 if none."""
-    L = S.size
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _lazy_retire(S, N, q, ub, ubt, t_ep, th_ep, cl, nc, tk):
+    """Tighten the upper bounds of the candidates not taken (they lost this step).
+
+    Without this an item keeps the bound it had before an unattractive observation
+    and would be bracketed at every step until the epoch ends.
+    """
+    for i in range(nc):
+        if not tk[i]:
+            e = cl[i]
+            r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
+            ub[e] = r[1]
+            ubt[e] = t_ep
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
+    """The next item in (index desc, id asc) order among the candidates not taken yet.
+
+    Takes the two largest by (hi desc, id asc); the first is next if its lo is above the
+    second's hi, else klucb_scalar settles the overlap. Returns -1 if none is left.
+    """
     while True:
-        a = -1
-        b = -1
-        for e in range(L):  # a, b: the two largest (hi desc, id asc)
-            if not cand[e] or taken[e]:
+        ia = -1
+        ib = -1
+        for i in range(nc):
+            if tk[i]:
                 continue
-            if a < 0 or hi[e] > hi[a]:
-                b = a
-                a = e
-            elif b < 0 or hi[e] > hi[b]:
-                b = e
-        if a < 0:
+            e = cl[i]
+            if ia < 0:
+                ia = i
+                continue
+            a = cl[ia]
+            if hi[e] > hi[a] or (hi[e] == hi[a] and e < a):
+                ib = ia
+                ia = i
+            elif ib < 0:
+                ib = i
+            else:
+                b = cl[ib]
+                if hi[e] > hi[b] or (hi[e] == hi[b] and e < b):
+                    ib = i
+        if ia < 0:
             return -1
-        if b < 0 or lo[a] > hi[b]:
+        a = cl[ia]
+        if ib < 0:
+            break
+        b = cl[ib]
+        if lo[a] > hi[b]:
             break
         if not ex[a]:
-            _make_exact(S, N, q, th, lo, hi, ex, a)
+            v = klucb_scalar(_mean(S, N, a), float(N[a]), th)
+            lo[a], hi[a], ex[a], q[a] = v, v, True, v
         elif not ex[b]:
-            _make_exact(S, N, q, th, lo, hi, ex, b)
+            v = klucb_scalar(_mean(S, N, b), float(N[b]), th)
+            lo[b], hi[b], ex[b], q[b] = v, v, True, v
         else:
-            break  # both exact: a = max of (value desc, id asc), and no other can tie above it
-    taken[a] = True
+            break  # both exact: a is the max of (value desc, id asc); none can tie above it
+    tk[ia] = True
     return a
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c, fstar,
                          ukey, pkey, checkpoints, regret_out, counts_out, lazy):
     L = attract.size
@@ -188,16 +221,26 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
     lo = np.empty(L)
     hi = np.empty(L)
     ex = np.zeros(L, np.bool_)
-    cand = np.zeros(L, np.bool_)
+    stamp = np.zeros(L, np.int64)
+    cl = np.empty(L, np.int64)
+    tk = np.zeros(L, np.bool_)
     ninc = 0
+    t_ep = 0
+    th_ep = 0.0
     cum = 0.0
     j = 0
     for t in range(1, n + 1):
         if policy == KLUCB and lazy:
             th = klucb_threshold_scalar(float(t), c)
-            _lazy_prepare(S, N, q, ub, ubt, t, th, c, sel, ninc, lo, hi, ex, cand, taken)
+            if t > t_ep:
+                t_ep = t + t // GROW + 1
+                th_ep = klucb_threshold_scalar(float(t_ep), c)
+            nc = _lazy_prepare(S, N, q, ub, ubt, t, th, t_ep, th_ep, sel, ninc, lo, hi, ex, stamp, t, cl)
+            for i in range(nc):
+                tk[i] = False
             for k in range(K):
-                sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cand, taken)
+                sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk)
+            _lazy_retire(S, N, q, ub, ubt, t_ep, th_ep, cl, nc, tk)
             ninc = K
         elif policy == UCB1:
             lg = safe_log(t - 1.0)
@@ -234,7 +277,7 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
         counts_out[e] = N[e]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out, counts_out,
                 lazy):
     L = attract.size
@@ -255,24 +298,38 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
     lo = np.empty(L)
     hi = np.empty(L)
     ex = np.zeros(L, np.bool_)
-    cand = np.zeros(L, np.bool_)
+    stamp = np.zeros(L, np.int64)
+    cl = np.empty(L, np.int64)
+    tk = np.zeros(L, np.bool_)
     ninc = 0
+    t_ep = 0
+    th_ep = 0.0
     cum = 0.0
     j = 0
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
+        if t > t_ep:
+            t_ep = t + t // GROW + 1
+            th_ep = klucb_threshold_scalar(float(t_ep), c)
         for e in range(L):
             shown[e] = False
         for k in range(K):
             if lazy:
-                _lazy_prepare(S[k], N[k], q[k], ub[k], ubt[k], t, th, c, chosen[k:k + 1], ninc, lo, hi,
-                              ex, cand, taken)
-                a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cand, taken)
+                sv = t * K + k  # stamps are shared by the K bandits: one value per (t, k)
+                nc = _lazy_prepare(S[k], N[k], q[k], ub[k], ubt[k], t, th, t_ep, th_ep, chosen[k:k + 1],
+                                   ninc, lo, hi, ex, stamp, sv, cl)
+                for i in range(nc):
+                    tk[i] = False
+                a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
                 chosen[k] = a
                 if shown[a]:  # duplicate: bandit k's next best unshown item
-                    _lazy_expand(S[k], N[k], q[k], th, lo, hi, ex, cand)
+                    nc2 = _lazy_expand(S[k], N[k], q[k], th, lo, hi, ex, stamp, sv, cl, nc)
+                    for i in range(nc, nc2):
+                        tk[i] = False
+                    nc = nc2
                     while shown[a]:
-                        a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cand, taken)
+                        a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
+                _lazy_retire(S[k], N[k], q[k], ub[k], ubt[k], t_ep, th_ep, cl, nc, tk)
                 lst[k] = a
             else:
                 for e in range(L):
@@ -306,7 +363,7 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
         counts_out[e] = counts[e]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pkey,
          checkpoints, regret_out, counts_out, lazy):
     if policy == RANKED:
@@ -317,7 +374,7 @@ def _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pk
                              checkpoints, regret_out, counts_out, lazy)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _run_all_serial(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys, pkeys,
                     checkpoints, regret, counts, lazy):
     for r in range(ukeys.size):
@@ -325,7 +382,7 @@ def _run_all_serial(model, policy, order, attract, satisfy, gamma, K, n, c, fsta
              checkpoints, regret[r], counts[r], lazy)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, parallel=True, error_model="numpy")
 def _run_all_parallel(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys, pkeys,
                       checkpoints, regret, counts, lazy):
     for r in numba.prange(ukeys.size):
