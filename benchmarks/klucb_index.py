@@ -231,7 +231,7 @@ def main(argv=None):
     if not args.skip_accuracy:
         print("\n(a) accuracy against the 50-digit mpmath root")
         res = accuracy(rng, args.points, args.refine_top, args.refine_steps)
-        m, c, t = res["where"]
+        m, c, t = (float(v) for v in res["where"])
         got = float(_klucb_ufunc(m, c, t))
         print(
             f"points evaluated: {res['evaluated']} ({res['random']} random + local refinement "

@@ -132,7 +132,7 @@ def compute(inst, n, eps=None, form="paper", blb=None) -> dict:
 
 
 def _ratio(value, lower):
-    return value / lower if lower > 0 else math.inf
+    return f"{value / lower:>14.4f}" if lower > 0 else f"{'n/a':>14}"
 
 
 def format_table(res: dict) -> str:
@@ -178,7 +178,7 @@ def format_table(res: dict) -> str:
         f"{'-' * w0}  {'-' * 14}  {'-' * 14}  {'-' * 14}",
     ]
     for name, value, coef in rows:
-        lines.append(f"{name:<{w0}}  {value:>14.6f}  {coef:>14.6f}  {_ratio(value, lower):>14.4f}")
+        lines.append(f"{name:<{w0}}  {value:>14.6f}  {coef:>14.6f}  {_ratio(value, lower)}")
     lines.append("")
     lines.append(
         "Theorem 4's constant is liminf R(n)/log n; "

@@ -280,12 +280,14 @@ def _loglog_part(inst, n, form):
 
 
 def _constant_parts(inst, n, eps, form):
-    """(C, C2 of the worst pair, beta of the worst pair) for scalar n."""
+    """(C, C2 of the worst pair, beta of the worst pair) for scalar n (nan, nan if K = L)."""
     C2, beta = theorem3_tail_constants(inst, eps)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         tails = C2 * np.exp(-beta * math.log(n))  # beta = inf (mu = 0) gives 0 for n >= 2
     if n == 1:
         tails = C2.copy()
+    if tails.size == 0:  # K = L: no suboptimal item, no pair
+        return _loglog_part(inst, n, form), math.nan, math.nan
     worst = np.unravel_index(np.argmax(tails), tails.shape)
     if form == "paper":
         c = inst.K * inst.L * float(tails[worst])
@@ -312,7 +314,7 @@ def _bound_scalar(inst, n, eps, form):
 
 
 def theorem3_optimal_eps(inst, n, K=None, form="paper", grid=None):
-    """The ``eps > 0`` minimising Theorem 3's bound at horizon n.
+    """The ``eps > 0`` minimising Theorem 3's bound at horizon n, searched in ``[1e-6, 1e3]``.
 
     Method: the bound is evaluated on a grid of ``eps`` log-spaced over ``[1e-6, 1e3]``
     (``grid`` points, default 49), then minimised by ``scipy.optimize.minimize_scalar``

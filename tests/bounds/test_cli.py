@@ -98,3 +98,14 @@ def test_argparse_errors_exit_2(capsys):
         main(["bounds", "--form", "loose"])
     assert exc.value.code == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_degenerate_instances(capsys):
+    # K = L: no suboptimal item, no (e, e*) pair: C2 and beta are null, the log n terms 0
+    res = _json(capsys, "--weights", "0.2,0.3", "--K", "2")
+    assert res["C2"] is None and res["beta"] is None
+    assert res["theorem2_coefficient"] == 0.0 and res["theorem4_coefficient"] == 0.0
+    # w(1) = 1, K = 1: kl(w(e), 1) = inf, Theorem 3's and 4's coefficients vanish
+    assert main(["bounds", "--weights", "1,0.5,0", "--K", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "n/a" in out
