@@ -48,6 +48,7 @@ __all__ = [
     "theorem1_sum",
     "theorem1_alpha",
     "theorem1_bounds",
+    "theorem1_from_ucbs",
 ]
 
 
@@ -272,3 +273,40 @@ def theorem1_bounds(A, w, K=None):
     wk = w if exact else np.asarray(w)
     S = theorem1_sum(A, wk, K)
     return theorem1_alpha(wk, K) * S, conditional_regret(A, wk, K), S
+
+
+def theorem1_from_ucbs(U, w, K=None, order="decreasing") -> dict:
+    """Every object of Theorem 1 at one step, starting from a UCB vector.
+
+    Parameters
+    ----------
+    U : array_like of float, shape (L,)
+        UCBs ``U_t(e)``; the list is ``A_t = recommended_list(U, K, order)``.
+    w : sequence of probabilities (L,) or CascadeInstance
+    K : int (optional when ``w`` is an instance)
+    order : {"decreasing", "increasing"}
+
+    Returns
+    -------
+    dict
+        ``A`` (list), ``pi`` (list), ``regret`` (``E_t[R(A_t, w_t)]``), ``events``
+        (ndarray (L, K), see :func:`event_probabilities`), ``lower``, ``upper``, ``alpha``;
+        exact when ``w`` holds Fractions.
+    """
+    w_list, K, exact = _weights(w, K)
+    K = _list_size(K, len(w_list))
+    U = V.as_float_array("U", U, ndim=1)
+    if U.size != len(w_list):
+        raise ValueError(f"U must have one UCB per item, L = {len(w_list)}; got {U.size}")
+    wk = w_list if exact else np.asarray(w_list)
+    A = recommended_list(U, K, order)
+    lower, regret, upper = theorem1_bounds(A, wk, K)
+    return {
+        "A": A,
+        "pi": theorem1_permutation(A, wk, K),
+        "regret": regret,
+        "events": event_probabilities(A, wk, K),
+        "lower": lower,
+        "upper": upper,
+        "alpha": theorem1_alpha(wk, K),
+    }

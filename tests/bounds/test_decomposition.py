@@ -17,6 +17,7 @@ from bounds.decomposition import (
     sorted_items,
     theorem1_alpha,
     theorem1_bounds,
+    theorem1_from_ucbs,
     theorem1_permutation,
     theorem1_sum,
 )
@@ -156,3 +157,14 @@ def test_ucb_list_gives_permutation_with_larger_ucbs(case):
     assert sorted(A_t) == sorted(A)
     pi = theorem1_permutation(A_t, w, K)
     assert all(U[a] >= U[p] for a, p in zip(A_t, pi, strict=True))
+
+
+def test_theorem1_from_ucbs():
+    U = [0.9, 0.2, 0.1, 0.95]  # top 2: items 3, 0 (both suboptimal for W)
+    res = theorem1_from_ucbs(U, W, 2)
+    assert res["A"] == [3, 0] and res["pi"] == [1, 2]
+    assert (res["lower"], res["regret"], res["upper"]) == theorem1_bounds([3, 0], W, 2)
+    assert all(U[a] >= U[p] for a, p in zip(res["A"], res["pi"], strict=True))
+    assert res["alpha"] == F(1, 2)
+    with pytest.raises(ValueError, match="one UCB per item"):
+        theorem1_from_ucbs([0.1, 0.2], W, 2)
