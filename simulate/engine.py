@@ -201,7 +201,7 @@ def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
 
 @numba.njit(cache=True, error_model="numpy")
 def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c, fstar,
-                         ukey, pkey, checkpoints, regret_out, counts_out, lazy):
+                         ukey, pkey, checkpoints, regret_out, counts_out, lazy, trace):
     L = attract.size
     S = np.zeros(L, np.int64)
     N = np.ones(L, np.int64)
@@ -258,6 +258,8 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
         for k in range(K):
             lst[k] = sel[k] if order == 0 else sel[K - 1 - k]
         respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
+        if t <= trace.shape[0]:
+            trace[t - 1, :] = lst
         last = -1
         for k in range(K):
             if clicks[k] == 1:
@@ -279,7 +281,7 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
 
 @numba.njit(cache=True, error_model="numpy")
 def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out, counts_out,
-                lazy):
+                lazy, trace):
     L = attract.size
     S = np.zeros((K, L), np.int64)
     N = np.zeros((K, L), np.int64)
@@ -344,6 +346,8 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
             shown[lst[k]] = True
         ninc = 1
         respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
+        if t <= trace.shape[0]:
+            trace[t - 1, :] = lst
         last = -1
         for k in range(K):
             if clicks[k] == 1:
@@ -365,33 +369,33 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
 
 @numba.njit(cache=True, error_model="numpy")
 def _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pkey,
-         checkpoints, regret_out, counts_out, lazy):
+         checkpoints, regret_out, counts_out, lazy, trace):
     if policy == RANKED:
         _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out,
-                    counts_out, lazy)
+                    counts_out, lazy, trace)
     else:
         _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pkey,
-                             checkpoints, regret_out, counts_out, lazy)
+                             checkpoints, regret_out, counts_out, lazy, trace)
 
 
 @numba.njit(cache=True, error_model="numpy")
 def _run_all_serial(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys, pkeys,
-                    checkpoints, regret, counts, lazy):
+                    checkpoints, regret, counts, lazy, trace):
     for r in range(ukeys.size):
         _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys[r], pkeys[r],
-             checkpoints, regret[r], counts[r], lazy)
+             checkpoints, regret[r], counts[r], lazy, trace[r])
 
 
 @numba.njit(cache=True, parallel=True, error_model="numpy")
 def _run_all_parallel(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys, pkeys,
-                      checkpoints, regret, counts, lazy):
+                      checkpoints, regret, counts, lazy, trace):
     for r in numba.prange(ukeys.size):
         _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys[r], pkeys[r],
-             checkpoints, regret[r], counts[r], lazy)
+             checkpoints, regret[r], counts[r], lazy, trace[r])
 
 
 def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys, pkeys, checkpoints,
-                  threads: int | None = None, lazy: bool = True):
+                  threads: int | None = None, lazy: bool = True, trace_steps: int = 0):
     """Run ``len(ukeys)`` independent runs of one cell.
 
     Parameters
@@ -412,6 +416,8 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
     lazy : bool
         Use the lazy exact KL-UCB selection (default) or recompute every index each step.
         Both take the same decisions; ``lazy=False`` exists to test and measure that.
+    trace_steps : int
+        If > 0, also return the lists shown at steps 1..trace_steps.
 
     Returns
     -------
@@ -419,6 +425,8 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
         Cumulative expected regret at the checkpoints.
     counts : ndarray (runs, L) int64
         Final observation counts T_n(e).
+    trace : ndarray (runs, trace_steps, K) int64
+        Only if ``trace_steps > 0``: ``trace[r, t - 1]`` is the list A_t of run r.
     """
     attract, satisfy, gamma = model.kernel_args()
     fstar = model.expected_reward(model.optimal_list())
@@ -428,8 +436,9 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
     runs = ukeys.size
     regret = np.zeros((runs, checkpoints.size))
     counts = np.zeros((runs, attract.size), np.int64)
+    trace = np.zeros((runs, min(int(trace_steps), int(horizon)), int(model.K)), np.int64)
     args = (model.code, int(policy), int(order), attract, satisfy, float(gamma), int(model.K),
-            int(horizon), float(c), float(fstar), ukeys, pkeys, checkpoints, regret, counts, bool(lazy))
+            int(horizon), float(c), float(fstar), ukeys, pkeys, checkpoints, regret, counts, bool(lazy), trace)
     if threads == 1 or runs == 1:
         _run_all_serial(*args)
     else:
@@ -440,5 +449,7 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
             _run_all_parallel(*args)
         finally:
             numba.set_num_threads(prev)
+    if trace_steps > 0:
+        return regret, counts, trace
     return regret, counts
 
