@@ -1,0 +1,137 @@
+"""``cascading verify``: every claim of the paper, checked, certified or refuted.
+
+Prints a table (claim, paper reference, method, domain, instances, min slack, verdict), the
+full domain and notes of each claim, then the caveats. ``--json`` prints the same as JSON.
+Exit status 1 if any claim fails, 0 otherwise (2 for bad arguments).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+HELP = "check every claim of the paper (symbolic, exact, interval, sampling, Monte-Carlo) and list caveats"
+
+
+def add_arguments(parser):
+    parser.add_argument("--claim", action="append", metavar="ID",
+                        help="run only this claim (repeatable); see --list")
+    parser.add_argument("--examples", type=int, default=50, metavar="N",
+                        help="random instances per sampled or exact claim (default 50)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="root seed (default 0)")
+    parser.add_argument("--full", action="store_true",
+                        help="larger interval boxes and budgets, larger Monte-Carlo runs (slow)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument("--list", action="store_true", help="list the claims and exit")
+    parser.add_argument("--no-caveats", action="store_true", help="do not compute the caveats")
+
+
+def _fmt_slack(v):
+    if v.min_slack is None:
+        return "-"
+    return f"{v.min_slack:.3g}"
+
+
+def _fmt_instances(v):
+    if v.method == "interval":
+        return f"{v.boxes}/{v.instances} boxes"
+    return str(v.instances)
+
+
+def _short(s, n):
+    return s if len(s) <= n else s[: n - 1] + "~"
+
+
+def format_table(verdicts) -> str:
+    """The verdict table as fixed-width text (one row per claim; '*' marks an amended claim)."""
+    rows = [("claim", "paper reference", "method", "domain", "instances", "min slack", "verdict")]
+    for v in verdicts:
+        rows.append((
+            v.claim_id + ("*" if v.amended else ""),
+            _short(v.reference.split(" (")[0], 34),
+            v.method,
+            _short(v.domain, 40),
+            _fmt_instances(v),
+            _fmt_slack(v),
+            v.status + ("" if v.coverage in (None, 1.0) else f" ({v.coverage:.1%})"),
+        ))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for j, r in enumerate(rows):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def format_details(verdicts) -> str:
+    out = []
+    for v in verdicts:
+        out.append(f"[{v.claim_id}] {v.reference}")
+        out.append(f"  claim:   {v.statement}")
+        if v.amended:
+            out.append(f"  amended: {v.amended}")
+        out.append(f"  domain:  {v.domain}")
+        if v.argmin:
+            out.append(f"  min slack {_fmt_slack(v)} at {v.argmin}")
+        if v.counterexample:
+            out.append(f"  COUNTEREXAMPLE: {v.counterexample}")
+        if v.notes:
+            out.append(f"  notes:   {v.notes}")
+    return "\n".join(out)
+
+
+def format_caveats(cavs) -> str:
+    out = []
+    for i, c in enumerate(cavs, 1):
+        out.append(f"{i}. [{c.id}] ({c.kind}; claims: {', '.join(c.claims)})")
+        out.append(f"   paper: {c.paper_says}")
+        out.append(f"   true:  {c.truth}")
+        out.append(f"   evidence: {json.dumps(c.to_dict()['evidence'])}")
+        out.append(f"   test: {c.test}")
+    return "\n".join(out)
+
+
+def run(args) -> int:
+    import verify
+
+    if args.examples < 1:
+        raise ValueError(f"--examples must be >= 1, got {args.examples}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    if args.list:
+        for c in verify.all_claims():
+            mark = "" if c.is_available() else "  (unavailable: needs " + ", ".join(c.requires) + ")"
+            print(f"{c.id:32s} {c.method:24s} {c.reference}{mark}")
+        return 0
+    ids = args.claim
+    if ids:
+        for i in ids:
+            verify.get_claim(i)  # ValueError -> exit 2 with the known ids
+    t0 = time.perf_counter()
+    verdicts = verify.run_all(examples=args.examples, seed=args.seed,
+                              budget=8.0 if args.full else 1.0, claims=ids)
+    cavs = [] if (args.no_caveats or ids) else verify.caveats()
+    wall = time.perf_counter() - t0
+    failed = [v.claim_id for v in verdicts if v.status == verify.FAILS]
+    if args.json:
+        json.dump({
+            "verdicts": [v.to_dict() for v in verdicts],
+            "caveats": [c.to_dict() for c in cavs],
+            "examples": args.examples, "seed": args.seed, "full": bool(args.full),
+            "seconds": wall, "failed": failed,
+        }, sys.stdout, indent=1)
+        print()
+    else:
+        print(format_table(verdicts))
+        n = {s: sum(v.status == s for v in verdicts) for s in (verify.HOLDS, verify.UNDECIDED, verify.FAILS)}
+        print(f"\n{len(verdicts)} claims: {n['holds']} hold, {n['undecided']} undecided, "
+              f"{n['fails']} fail ({wall:.1f} s, seed {args.seed}, {args.examples} examples). "
+              "'*' = checked with a condition or correction the paper does not state (see caveats).")
+        print("\nDetails\n-------")
+        print(format_details(verdicts))
+        if cavs:
+            print("\nCaveats\n-------")
+            print(format_caveats(cavs))
+    return 1 if failed else 0

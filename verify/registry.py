@@ -1,0 +1,172 @@
+"""The claims registry: one entry per claim of the paper, driving pytest, the CLI and the report.
+
+A claim is data (DESIGN.md, "Claims"): an id, the paper's reference, a
+one-line statement, its premises, and a check. Checks are registered with
+:func:`claim` as a decorator in the ``verify.claims_*`` modules; importing
+:mod:`verify` loads them all.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from bounds import _validate as V
+from verify.verdict import FAILS, METHODS, UNDECIDED, Outcome, Verdict
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What a check may use: a budget and its own random generator.
+
+    Parameters
+    ----------
+    examples : int
+        Random instances to draw (for sampling and exact checks).
+    rng : numpy.random.Generator
+        Spawned for this claim from the run's root seed (never the global state).
+    budget : float
+        Multiplier for interval box budgets and Monte-Carlo sizes (1 = the default
+        run; ``pytest -m slow`` and ``cascading verify --full`` use more).
+    """
+
+    examples: int
+    rng: np.random.Generator
+    budget: float = 1.0
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of the paper.
+
+    Parameters
+    ----------
+    id : str
+        E.g. ``"lemma2"``, ``"theorem1.upper"``, ``"appendix.hoeffding"``.
+    reference : str
+        Where the paper states it (section, equation, lemma, theorem).
+    statement : str
+        The claim in one line, as made precise here.
+    premises : tuple of str
+        Its premises (each dropped in turn by the caveat search where that makes sense).
+    check : callable(CheckContext) -> Outcome
+    method : str
+        The method its check uses (for listing without running).
+    amended : str
+        Empty if the claim is checked as printed; otherwise the condition or
+        correction verify had to add, with the caveat id that documents it.
+    requires : tuple of str
+        Modules the check needs (``"bounds.upper"``, ``"simulate"``); a claim whose
+        module is missing is skipped by :func:`available_claims` (listed, not run).
+    """
+
+    id: str
+    reference: str
+    statement: str
+    premises: tuple
+    check: Callable[[CheckContext], Outcome] = field(repr=False)
+    method: str = ""
+    amended: str = ""
+    requires: tuple = ()
+
+    def run(self, examples: int = 50, seed=0, budget: float = 1.0) -> Verdict:
+        """Run the check with a generator spawned from ``seed`` and this claim's id."""
+        examples = V.positive_int("examples", examples)
+        budget = V.positive_real("budget", budget)
+        ss = _seed_sequence(seed, self.id)
+        ctx = CheckContext(examples=examples, rng=np.random.default_rng(ss), budget=budget)
+        t0 = time.perf_counter()
+        out = self.check(ctx)
+        return Verdict.from_outcome(self, out, time.perf_counter() - t0)
+
+    def is_available(self) -> bool:
+        import importlib.util
+
+        for mod in self.requires:
+            try:
+                if importlib.util.find_spec(mod) is None:
+                    return False
+            except ModuleNotFoundError:
+                return False
+        return True
+
+
+def _seed_sequence(seed, claim_id: str) -> np.random.SeedSequence:
+    """Per-claim stream: the root seed plus a key derived from the claim id (stable across runs)."""
+    if isinstance(seed, np.random.SeedSequence):
+        root = seed.entropy
+    else:
+        root = V.positive_int("seed", seed, minimum=0)
+    key = [int(b) for b in claim_id.encode()]
+    return np.random.SeedSequence(root, spawn_key=tuple(key))
+
+
+def claim(id, reference, statement, premises=(), method="", amended="", requires=()):
+    """Decorator registering ``check(ctx) -> Outcome`` as the claim ``id``."""
+    if method and method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+    def deco(fn):
+        if id in _REGISTRY:
+            raise ValueError(f"claim {id!r} registered twice")
+        _REGISTRY[id] = Claim(
+            id=id,
+            reference=reference,
+            statement=statement,
+            premises=tuple(premises),
+            check=fn,
+            method=method,
+            amended=amended,
+            requires=tuple(requires),
+        )
+        return fn
+
+    return deco
+
+
+def all_claims() -> list[Claim]:
+    """Every registered claim, in registration (paper) order."""
+    return list(_REGISTRY.values())
+
+
+def available_claims() -> list[Claim]:
+    """The registered claims whose required modules are importable."""
+    return [c for c in _REGISTRY.values() if c.is_available()]
+
+
+def get_claim(claim_id: str) -> Claim:
+    """The claim with this id; ``ValueError`` listing the known ids otherwise."""
+    if claim_id not in _REGISTRY:
+        raise ValueError(f"unknown claim {claim_id!r}; known claims: {', '.join(_REGISTRY)}")
+    return _REGISTRY[claim_id]
+
+
+def safe_run(c: Claim, examples: int, seed, budget: float = 1.0) -> Verdict:
+    """Run a claim; an exception inside its check becomes an ``undecided`` verdict saying why.
+
+    A crash is not evidence about the paper, so it must not read as ``fails``; but it
+    must not pass silently either: the note carries the exception.
+    """
+    examples = V.positive_int("examples", examples)
+    budget = V.positive_real("budget", budget)
+    _seed_sequence(seed, c.id)  # bad seeds are the caller's error, not the claim's
+    t0 = time.perf_counter()
+    try:
+        return c.run(examples=examples, seed=seed, budget=budget)
+    except Exception as exc:  # noqa: BLE001 - reported, not swallowed
+        out = Outcome(
+            status=UNDECIDED,
+            method=c.method or METHODS[-1],
+            domain="(check did not complete)",
+            notes=f"check raised {type(exc).__name__}: {exc}",
+        )
+        return Verdict.from_outcome(c, out, time.perf_counter() - t0)
+
+
+def any_failed(verdicts) -> bool:
+    return any(v.status == FAILS for v in verdicts)
