@@ -52,7 +52,8 @@ def blb_parameters(inst, K=None):
     """``(L, K, p, Delta)`` if the instance is a ``B_LB`` problem (eq. 6), else None.
 
     An instance is B_LB when its K optimal weights all equal ``p`` and its ``L - K``
-    suboptimal weights all equal ``p - Delta < p`` (with ``L > K``).
+    suboptimal weights all equal ``p - Delta < p`` (with ``L > K``). ``Delta`` is returned
+    rounded to float64; :func:`theorem4_coefficient` uses the stored weights exactly.
     """
     inst = as_instance(inst, K)
     s = inst.sorted_weights
@@ -78,8 +79,13 @@ def theorem4_blb_coefficient(L, K, p, delta, dps=None):
         raise ValueError(f"delta must satisfy 0 < delta < p = {p}, got {delta}")
     a = arith(dps)
     with precision(dps):
-        P, D = a.num(p), a.num(delta)
-        return a.out((L - K) * D * (1 - P) ** (K - 1) / a.kl(P - D, P))
+        P = a.num(p)
+        return a.out(_blb_formula(a, L, K, P, P - a.num(delta)))
+
+
+def _blb_formula(a, L, K, P, Q):
+    """Theorem 4's right side from ``p = P`` and ``p - Delta = Q`` (``Delta = P - Q`` exactly)."""
+    return (L - K) * (P - Q) * (1 - P) ** (K - 1) / a.kl(Q, P)
 
 
 def _general(inst, alpha_of, dps):
@@ -122,14 +128,17 @@ def theorem4_coefficient(inst, K=None, dps=None):
     """``liminf R(n)/log n`` lower-bound constant (Theorem 4).
 
     The B_LB formula of Theorem 4 when the instance is a B_LB problem (see
-    :func:`blb_parameters`; ``Delta`` is then ``p - (p - Delta)`` as stored), the
-    general-instance constant :func:`theorem4_general_coefficient` otherwise.
+    :func:`blb_parameters`; ``p`` and ``p - Delta`` are the stored weights, ``Delta`` their
+    exact difference), the general-instance constant :func:`theorem4_general_coefficient`
+    otherwise.
     """
     inst = _instance(inst, K)
-    params = blb_parameters(inst)
-    if params is not None:
-        return theorem4_blb_coefficient(*params, dps=dps)
-    return theorem4_general_coefficient(inst, dps=dps)
+    if blb_parameters(inst) is None:
+        return theorem4_general_coefficient(inst, dps=dps)
+    a = arith(dps)
+    with precision(dps):
+        s = inst.sorted_weights
+        return a.out(_blb_formula(a, inst.L, inst.K, a.num(s[0]), a.num(s[-1])))
 
 
 def theorem4_bound(inst, n, K=None):

@@ -180,7 +180,8 @@ def test_theorem4_general_by_hand():
 def test_theorem4_general_equals_blb(L, K, p, delta):
     inst = b_lb(L, K, p, delta)
     gen = theorem4_general_coefficient(inst, dps=50)
-    blb = theorem4_blb_coefficient(*blb_parameters(inst), dps=50)
+    blb = theorem4_coefficient(inst, dps=50)  # the B_LB formula (the instance is detected as B_LB)
+    assert blb_parameters(inst) is not None
     with mpmath.workdps(50):
         assert abs(gen - blb) <= mpmath.mpf("1e-45") * (1 + abs(blb))
     assert theorem4_general_coefficient(inst) == pytest.approx(
