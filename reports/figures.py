@@ -98,7 +98,7 @@ def _bound_lines(ax, curves, keys=("theorem4", "theorem2", "theorem3")):
 
 
 def regret_curves(results, *, bounds=None, ax=None, logx=True, logy=False, title=None,
-                  legend=True):
+                  legend=True, tmin=1):
     """Cumulative regret against n for several cells, with optional dashed bound curves.
 
     Parameters
@@ -108,6 +108,8 @@ def regret_curves(results, *, bounds=None, ax=None, logx=True, logy=False, title
     bounds : dict, optional
         ``{"theorem2" | "theorem3" | "theorem4": (n (k,), value (k,))}``.
     ax : matplotlib Axes, optional
+    tmin : int
+        Draw the empirical curves from this step on.
     """
     with _style():
         fig = ax.figure if ax is not None else None
@@ -116,7 +118,7 @@ def regret_curves(results, *, bounds=None, ax=None, logx=True, logy=False, title
             ax = axes[0, 0]
         for r in results:
             t, mean, se = T.curve(r)
-            keep = t >= 1
+            keep = t >= tmin
             color, ls, label = _policy_style(r.params.get("policy"))
             band(ax, t[keep], mean[keep], se[keep], color=color, label=label, linestyle=ls)
         if bounds:
@@ -207,8 +209,9 @@ def bounds_vs_empirical(results, curves, *, axes=None, order="best-first"):
                 cells = T.select(results, model="cascade", order=order, L=L, K=K, delta=delta)
                 cells = sorted(cells, key=lambda r: list(POLICY_STYLE).index(r.params["policy"])
                                if r.params["policy"] in POLICY_STYLE else 99)
+                # from n = 10, where the bound curves start; log y keeps 10 to 1e4 readable
                 regret_curves(cells, bounds=curves.get((L, K, delta)), ax=ax, logy=True,
-                              legend=False)
+                              legend=False, tmin=10)
                 ax.set_title(f"L = {L}, K = {K}, Δ = {delta:g}")
                 ax.set_xlabel("step n" if i == 2 else "")
                 ax.set_ylabel("regret" if j == 0 else "")
