@@ -15,9 +15,9 @@ import numpy as np
 
 from bounds.indices import klucb_threshold_scalar, safe_log
 from bounds.kl import kl_scalar, klucb_scalar
-from simulate.models import list_reward, respond
-from simulate.policies import KLUCB, RANKED, UCB1
-from simulate.rng import ATTRACT, beta_draw, uniform
+from simulate.models import DBN, list_reward, respond
+from simulate.policies import KLUCB, ORACLE, RANKED, TS, UCB1
+from simulate.rng import ATTRACT, POLICY, beta_draw, uniform
 
 __all__ = ["simulate_runs"]
 
@@ -250,9 +250,15 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
             th = klucb_threshold_scalar(float(t), c)
             for e in range(L):
                 idx[e] = klucb_scalar(S[e] / N[e], float(N[e]), th)
-        else:  # TS
+        elif policy == TS:
             for e in range(L):
                 idx[e] = beta_draw(1.0 + S[e], 1.0 + (N[e] - S[e]), pkey, t, e, L)
+        elif policy == ORACLE:
+            for e in range(L):
+                idx[e] = attract[e] * satisfy[e] if model == DBN else attract[e]
+        else:  # RANDOM: K iid uniforms' top-K is a uniformly random list
+            for e in range(L):
+                idx[e] = uniform(pkey, POLICY, t, e, L, 0)
         if not (policy == KLUCB and lazy):
             _select_top(idx, K, taken, sel)
         for k in range(K):

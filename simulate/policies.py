@@ -14,6 +14,12 @@
     observations as above (``w_0`` included), drawn by :func:`simulate.rng.beta_draw` from
     the run's policy key (a pure function of (key, t, e)).
 
+``oracle``, ``uniform-random`` (baselines and test instruments)
+    ``oracle`` is told the truth: its index is ``w(e)`` (DBN: ``rho(e) nu(e)``), so it shows
+    the optimal list and its regret is exactly 0. ``uniform-random`` shows a uniformly
+    random list: its index is the policy stream's uniform of (t, e). Both go through the
+    same observation and counting code as the cascade learners.
+
 The K items with the largest index are listed; ties go to the larger index first,
 then the smaller item id. ``best-first`` lists them by decreasing index (Table 1),
 ``worst-first`` lists the same K items in the reverse order (Table 2).
@@ -46,10 +52,10 @@ from __future__ import annotations
 
 from bounds import _validate as V
 
-__all__ = ["POLICIES", "ORDERS", "policy_code", "order_code", "UCB1", "KLUCB", "TS", "RANKED"]
+__all__ = ["POLICIES", "ORDERS", "policy_code", "order_code", "UCB1", "KLUCB", "TS", "RANKED", "ORACLE", "RANDOM"]
 
-UCB1, KLUCB, TS, RANKED = 0, 1, 2, 3
-POLICIES = ("cascade-ucb1", "cascade-klucb", "cascade-ts", "ranked-klucb")
+UCB1, KLUCB, TS, RANKED, ORACLE, RANDOM = 0, 1, 2, 3, 4, 5
+POLICIES = ("cascade-ucb1", "cascade-klucb", "cascade-ts", "ranked-klucb", "oracle", "uniform-random")
 ORDERS = ("best-first", "worst-first")
 
 

@@ -130,8 +130,12 @@ def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1
             elif policy == "cascade-klucb":
                 th = _threshold(t, c)
                 idx = [klucb_scalar(S[e] / N[e], float(N[e]), th) for e in range(L)]
-            else:
+            elif policy == "cascade-ts":
                 idx = [beta_py(1.0 + S[e], 1.0 + (N[e] - S[e]), pkey, t, e, L) for e in range(L)]
+            elif policy == "oracle":
+                idx = list(score)
+            else:  # uniform-random
+                idx = [uniform_py(pkey, POLICY, t, e, L) for e in range(L)]
             lst = _ranking(idx)[:K]
             if order == "worst-first":
                 lst = lst[::-1]

@@ -1,7 +1,7 @@
 """The engine takes the reference's decisions, bit for bit, on the same random numbers.
 
-Coverage: every policy x click model x order (cascade-ucb1, cascade-klucb, cascade-ts in
-both orders, ranked-klucb best-first; cascade and DBN models) = 14 combinations, on two
+Coverage: every policy x click model x order (cascade-ucb1, cascade-klucb, cascade-ts, oracle,
+uniform-random in both orders, ranked-klucb best-first; cascade and DBN models) = 22 combinations, on two
 instances (B_LB with many ties; weights including 0 and 1), for 1200 steps, with the lazy
 KL-UCB selection and with the plain loop; plus lazy == plain for 30000 steps.
 """
@@ -31,7 +31,7 @@ def _keys(weights, runs=1, seed=2024):
 
 
 def test_coverage_is_complete():
-    assert len(COMBOS) == 14
+    assert len(COMBOS) == 22
     assert {c[0] for c in COMBOS} == set(POLICIES)
 
 
