@@ -49,7 +49,7 @@ def format_table(verdicts) -> str:
     for v in verdicts:
         rows.append((
             v.claim_id + ("*" if v.amended else ""),
-            _short(v.reference.split(" (")[0], 34),
+            _short(v.reference, 40),
             v.method,
             _short(v.domain, 40),
             _fmt_instances(v),
