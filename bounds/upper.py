@@ -58,6 +58,7 @@ optimisation of eps run in float64 (relative error a few ulp).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from types import SimpleNamespace
 
 import mpmath
@@ -191,10 +192,13 @@ def theorem2_prepeeling_coefficient(inst, K=None):
     + sum_{e*>=2} Delta_{e,e*}(1/Delta_{e,e*}^2 - 1/Delta_{e,e*-1}^2)]``.
 
     The bracket of Appendix A before Lemma 3 of Kveton et al. (2014), summed over the
-    suboptimal items; :func:`bounds.peeling.ucb1_peeling_lhs` of each row of the gaps.
+    suboptimal items; :func:`bounds.peeling.ucb1_peeling_lhs` of each row of the gaps,
+    evaluated exactly (fractions of the binary weights) and rounded once.
     """
     inst = _instance(inst, K)
-    return math.fsum(ucb1_peeling_lhs(row) for row in inst.gaps())
+    s = [Fraction(float(x)) for x in inst.sorted_weights]
+    opt = s[: inst.K]
+    return float(sum(ucb1_peeling_lhs([o - we for o in opt]) for we in s[inst.K :]))
 
 
 def theorem2_prepeeling(inst, n, K=None):
@@ -230,8 +234,10 @@ def theorem3_leading_coefficient(inst, K=None, dps=None):
 def theorem3_prepeeling_coefficient(inst, K=None):
     """``sum_{e>K}`` of Lemma 2's left side, ``p = w(e)``, ``p_k = w(k)`` (pre-peeling, App. A)."""
     inst = _instance(inst, K)
-    opt = inst.optimal_weights
-    return math.fsum(lemma2_lhs(float(we), opt) for we in inst.suboptimal_weights)
+    with _precision(None):  # mpmath at 30 digits, rounded once (as the leading coefficients)
+        opt = [mpmath.mpf(float(x)) for x in inst.optimal_weights]
+        terms = [lemma2_lhs(mpmath.mpf(float(we)), opt) for we in inst.suboptimal_weights]
+        return float(mpmath.fsum(terms))
 
 
 def theorem3_log_term(inst, n, eps, K=None):

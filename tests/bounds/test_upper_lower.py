@@ -242,3 +242,22 @@ def test_bounds_are_ordered(inst):
     eps = 0.3
     assert theorem3_prepeeling(inst, n, eps) <= theorem3_bound(inst, n, eps=eps) * (1 + 1e-12)
     assert theorem3_constant(inst, n, eps) >= 0
+
+
+@settings(max_examples=40)
+@given(instances())
+@example(CascadeInstance((0.5, 0.5 - 1e-9, 0.5 - 2e-9), 1))
+@example(CascadeInstance((0.3, 0.2 + 1e-7, 0.2, 0.1), 2))
+def test_prepeeling_coefficients_rounded_once(inst):
+    from fractions import Fraction
+
+    from bounds.peeling import lemma2_lhs, ucb1_peeling_lhs
+
+    s = [Fraction(float(x)) for x in inst.sorted_weights]
+    exact = sum(ucb1_peeling_lhs([o - we for o in s[: inst.K]]) for we in s[inst.K :])
+    assert theorem2_prepeeling_coefficient(inst) == float(exact)
+    with mpmath.workdps(60):
+        opt = [mpmath.mpf(float(x)) for x in inst.optimal_weights]
+        ref = mpmath.fsum(lemma2_lhs(mpmath.mpf(float(w)), opt) for w in inst.suboptimal_weights)
+        got = theorem3_prepeeling_coefficient(inst)
+        assert abs(got - ref) <= 2.3e-16 * abs(ref)
