@@ -59,7 +59,7 @@ def _md_rows(md, heading):
 def test_report_files_and_numbers(tmp_path, fake_run):
     fakes, horizon = fake_run
     out = tmp_path / "rep"
-    md_path = B.build_report(out, runs=2, horizon=horizon, progress=False)
+    md_path = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=4)
     md = md_path.read_text(encoding="utf-8")
     for stem in B.FIGURES:
         png = (out / "figures" / f"{stem}.png").read_bytes()
@@ -91,20 +91,25 @@ def test_report_files_and_numbers(tmp_path, fake_run):
     assert [d["ratio"] for d in js["dbn"]] == pytest.approx([2.8] * 4)
 
 
-def test_refuses_to_overwrite(tmp_path, fake_run):
+def test_refuses_to_overwrite(tmp_path, fake_run, monkeypatch):
+    from matplotlib.figure import Figure
+
+    # file semantics only: one small figure instead of the full set
+    monkeypatch.setattr(B, "draw_figures", lambda data: {"order": Figure(figsize=(1, 1))})
     out = tmp_path / "rep"
-    B.build_report(out, runs=2, horizon=1000, progress=False)
+    B.build_report(out, runs=2, horizon=1000, progress=False, curve_points=3)
     before = (out / "report.md").read_bytes()
     with pytest.raises(ValueError, match="--overwrite"):
-        B.build_report(out, runs=2, horizon=1000, progress=False)
+        B.build_report(out, runs=2, horizon=1000, progress=False, curve_points=3)
     assert (out / "report.md").read_bytes() == before
-    B.build_report(out, runs=2, horizon=1000, progress=False, overwrite=True)
+    B.build_report(out, runs=2, horizon=1000, progress=False, overwrite=True,
+                   curve_points=3)
     # a user's own unrelated file is never touched, and a lone figure also blocks
     out2 = tmp_path / "rep2"
     (out2 / "figures").mkdir(parents=True)
     (out2 / "figures" / "order.pdf").write_bytes(b"mine")
     with pytest.raises(ValueError, match="figures/order.pdf"):
-        B.build_report(out2, runs=2, horizon=1000, progress=False)
+        B.build_report(out2, runs=2, horizon=1000, progress=False, curve_points=3)
     assert (out2 / "figures" / "order.pdf").read_bytes() == b"mine"
 
 

@@ -1,0 +1,54 @@
+"""A quick report built end to end with the real simulator: every table and figure present,
+and the numbers in the Markdown equal to what simulate.store.load_results reads back."""
+
+import json
+
+import pytest
+
+sweep = pytest.importorskip("simulate.sweep")
+store = pytest.importorskip("simulate.store")
+
+from reports import build as B  # noqa: E402
+from reports import tables as T  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def quick_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("quick") / "report"
+    md = B.build_report(out, quick=True, workers=1, progress=False, seed=3)
+    return out, md.read_text(encoding="utf-8")
+
+
+def test_quick_report_contents(quick_report):
+    out, md = quick_report
+    for heading in ("## Table 1", "## Table 2", "## Bounds against the evidence", "## Scaling",
+                    "## Worst-first", "## Figure 1", "## Verification"):
+        assert heading in md
+    for stem in ("figure1", "bounds_vs_empirical", "scaling", "order"):
+        png = (out / "figures" / f"{stem}.png").read_bytes()
+        pdf = (out / "figures" / f"{stem}.pdf").read_bytes()
+        assert png.startswith(b"\x89PNG") and len(png) > 5000
+        assert pdf.startswith(b"%PDF-") and len(pdf) > 2000
+    assert "Not at the paper's scale" in md
+
+
+def test_quick_report_numbers_match_stored_results(quick_report):
+    out, md = quick_report
+    stored = []
+    for name in B.available_experiments():
+        stored += store.load_results(out / "results", name)
+    js = json.loads((out / "report.json").read_text())
+    assert js["horizon"] == B.QUICK_HORIZON and js["runs"] == B.QUICK_RUNS
+    for name in ("table1", "table2"):
+        order = "best-first" if name == "table1" else "worst-first"
+        assert len(js[name]) == 18
+        for row in js[name]:
+            r = T.select_one(stored, model="cascade", order=order, L=row["L"], K=row["K"],
+                             delta=row["delta"], policy=row["policy"])
+            assert r is not None and r.regret.shape == (B.QUICK_RUNS, r.checkpoints.size)
+            assert row["ours_mean"] == pytest.approx(r.mean_regret, rel=1e-12)
+            assert row["ours_se"] == pytest.approx(r.stderr, rel=1e-12)
+            assert T.fmt_pm(r.mean_regret, r.stderr) in md
+    assert len(js["dbn"]) == 4
+    for d in js["dbn"]:
+        assert f"{d['ratio']:.2f} ± {d['ratio_se']:.2f}" in md
