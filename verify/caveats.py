@@ -419,6 +419,30 @@ def _theorem4_caveat():
     )
 
 
+def _gc_loglog_caveat():
+    from bounds.garivier_cappe import klucb_loglog_term, klucb_loglog_valid_from
+
+    n0 = klucb_loglog_valid_from()
+    rows = {}
+    for n in (3, 10, 20, n0 - 1, n0):
+        F = klucb_loglog_term(n)
+        rows[f"n={n}"] = {"F(n)": F, "7 log log n": 7 * math.log(math.log(n)),
+                          "holds": F <= 7 * math.log(math.log(n))}
+    return Caveat(
+        id="gc-loglog-small-n",
+        claims=("theorem3.loglog", "theorem3"),
+        kind="unstated-condition",
+        paper_says="by Theorems 2 and 10 of Garivier and Cappe, the bad-event regret is at most "
+                   "7 K log log n",
+        truth=f"summing Theorem 10's bound over t <= n gives F(n) <= 7 log log n only for n >= {n0} "
+              "(bounds.garivier_cappe); for smaller n the constant must be larger (F(n) >= 1 while "
+              "log log n <= 0 for n <= 2). As n grows F(n)/log log n tends to e, so 7 is valid, "
+              "not tight, for large n.",
+        evidence=rows,
+        test=_TEST + "test_gc_loglog_small_n",
+    )
+
+
 def caveats() -> list[Caveat]:
     """Every caveat, with its evidence recomputed now (deterministic; about a second)."""
     out = [
@@ -431,8 +455,9 @@ def caveats() -> list[Caveat]:
     ]
     for fn in (_lemma1_caveats, _order_caveats):
         out.extend(fn())
-    try:
-        out.append(_theorem4_caveat())
-    except ImportError:  # bounds.lower / bounds.upper not installed
-        pass
+    for fn in (_gc_loglog_caveat, _theorem4_caveat):
+        try:
+            out.append(fn())
+        except ImportError:  # the bounds module it needs is not installed
+            pass
     return out

@@ -1,0 +1,119 @@
+"""Every registered claim, run on small random instances: it must hold, with a well-formed verdict."""
+
+import json
+import math
+
+import pytest
+
+import verify
+from verify.registry import Claim, claim, get_claim
+from verify.verdict import FAILS, HOLDS, METHODS, Outcome
+
+CLAIMS = [c.id for c in verify.available_claims()]
+
+#: every claim the issue asks for must be registered
+REQUIRED = {
+    "lemma1", "theorem1.permutation", "theorem1.upper", "theorem1.lower", "theorem2", "theorem3",
+    "theorem4", "lemma2", "ucb1_peeling", "lemma2.monotone", "lemma2.chord", "lemma2.integral",
+    "appendix.hoeffding", "appendix.series", "theorem3.loglog", "appendix.peeling_lp",
+    "discussion.kl_quadratic", "discussion.exp_bound", "discussion.klucb_below_ucb1",
+    "lower.example", "theorem2.mc", "theorem3.mc",
+}
+
+
+def test_required_claims_registered():
+    ids = {c.id for c in verify.all_claims()}
+    assert REQUIRED <= ids, REQUIRED - ids
+
+
+@pytest.mark.parametrize("claim_id", CLAIMS)
+def test_claim_holds(claim_id):
+    v = get_claim(claim_id).run(examples=8, seed=1)
+    assert v.status == HOLDS, (v.status, v.counterexample, v.notes)
+    assert v.method in METHODS
+    assert v.method == get_claim(claim_id).method
+    assert v.instances >= 1
+    assert v.domain
+    if v.min_slack is not None:
+        # a claim that holds has nonnegative slack wherever it was measured
+        assert v.min_slack >= -1e-12, v.min_slack
+    if v.method == "interval":
+        assert v.coverage == 1.0 and v.boxes_left == 0 and v.boxes >= 1
+    json.dumps(v.to_dict())  # JSON-able, no NaN objects
+
+
+def test_seed_reproducible():
+    a = get_claim("theorem2").run(examples=5, seed=3)
+    b = get_claim("theorem2").run(examples=5, seed=3)
+    c = get_claim("theorem2").run(examples=5, seed=4)
+    assert a.min_slack == b.min_slack and a.argmin == b.argmin
+    assert a.argmin != c.argmin
+
+
+def test_unknown_claim_is_value_error():
+    with pytest.raises(ValueError, match="unknown claim"):
+        get_claim("theorem99")
+    with pytest.raises(ValueError, match="unknown claim"):
+        verify.run_all(claims=["nope"])
+
+
+def test_bad_budget_and_examples_rejected():
+    c = get_claim("lemma2.monotone")
+    with pytest.raises(ValueError):
+        c.run(examples=0)
+    with pytest.raises(ValueError):
+        c.run(examples=5, seed=-1)
+
+
+def test_outcome_validates_status_and_method():
+    with pytest.raises(ValueError):
+        Outcome(status="maybe", method="symbolic", domain="x")
+    with pytest.raises(ValueError):
+        Outcome(status="holds", method="vibes", domain="x")
+
+
+def test_crashing_check_is_undecided_not_fails():
+    from verify.registry import _REGISTRY, safe_run
+
+    @claim("test.crash", "nowhere", "a check that raises", method="symbolic")
+    def _crash(ctx):
+        raise ZeroDivisionError("boom")
+
+    try:
+        v = safe_run(_REGISTRY["test.crash"], 3, 0)
+        assert v.status == "undecided" and "ZeroDivisionError" in v.notes
+    finally:
+        del _REGISTRY["test.crash"]
+
+
+def test_run_all_subset_and_order():
+    vs = verify.run_all(examples=3, seed=0, claims=["lemma2.chord", "lemma2.monotone"])
+    assert [v.claim_id for v in vs] == ["lemma2.chord", "lemma2.monotone"]
+    assert all(isinstance(v, verify.Verdict) for v in vs)
+
+
+def test_failing_claim_reports_fails():
+    """A false inequality registered as a claim must come out as 'fails' with a counterexample."""
+    from verify.checks import SlackTracker
+    from verify.registry import _REGISTRY
+
+    @claim("test.false", "nowhere", "x^2 >= x on [0, 2]", method="high-precision-sampling")
+    def _false(ctx):
+        tr = SlackTracker()
+        for x in ctx.rng.uniform(0, 2, 50):
+            tr.add(x * x - x, {"x": float(x)})
+        return tr.outcome("high-precision-sampling", "[0, 2]")
+
+    try:
+        v = verify.run_all(examples=3, claims=["test.false"])[0]
+        assert v.status == FAILS
+        assert 0 < v.counterexample["x"] < 1 and v.counterexample["slack"] < 0
+    finally:
+        del _REGISTRY["test.false"]
+
+
+def test_claim_dataclass_is_data():
+    c = get_claim("ucb1_peeling")
+    assert isinstance(c, Claim)
+    assert c.premises and c.reference and c.statement
+    assert not math.isnan(len(c.id))
