@@ -265,7 +265,8 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
             lst[k] = sel[k] if order == 0 else sel[K - 1 - k]
         respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
         if t <= trace.shape[0]:
-            trace[t - 1, :] = lst
+            trace[t - 1, 0, :] = lst
+            trace[t - 1, 1, :] = clicks
         last = -1
         for k in range(K):
             if clicks[k] == 1:
@@ -353,7 +354,8 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
         ninc = 1
         respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
         if t <= trace.shape[0]:
-            trace[t - 1, :] = lst
+            trace[t - 1, 0, :] = lst
+            trace[t - 1, 1, :] = clicks
         last = -1
         for k in range(K):
             if clicks[k] == 1:
@@ -423,7 +425,7 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
         Use the lazy exact KL-UCB selection (default) or recompute every index each step.
         Both take the same decisions; ``lazy=False`` exists to test and measure that.
     trace_steps : int
-        If > 0, also return the lists shown at steps 1..trace_steps.
+        If > 0, also return the lists shown at steps 1..trace_steps and the clicks.
 
     Returns
     -------
@@ -431,8 +433,9 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
         Cumulative expected regret at the checkpoints.
     counts : ndarray (runs, L) int64
         Final observation counts T_n(e).
-    trace : ndarray (runs, trace_steps, K) int64
-        Only if ``trace_steps > 0``: ``trace[r, t - 1]`` is the list A_t of run r.
+    lists, clicks : ndarray (runs, trace_steps, K) int64
+        Only if ``trace_steps > 0``: ``lists[r, t - 1]`` is the list A_t of run r and
+        ``clicks[r, t - 1]`` the user's clicks on it (0/1 per position).
     """
     attract, satisfy, gamma = model.kernel_args()
     fstar = model.expected_reward(model.optimal_list())
@@ -442,7 +445,7 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
     runs = ukeys.size
     regret = np.zeros((runs, checkpoints.size))
     counts = np.zeros((runs, attract.size), np.int64)
-    trace = np.zeros((runs, min(int(trace_steps), int(horizon)), int(model.K)), np.int64)
+    trace = np.zeros((runs, min(int(trace_steps), int(horizon)), 2, int(model.K)), np.int64)
     args = (model.code, int(policy), int(order), attract, satisfy, float(gamma), int(model.K),
             int(horizon), float(c), float(fstar), ukeys, pkeys, checkpoints, regret, counts, bool(lazy), trace)
     if threads == 1 or runs == 1:
@@ -456,6 +459,6 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
         finally:
             numba.set_num_threads(prev)
     if trace_steps > 0:
-        return regret, counts, trace
+        return regret, counts, trace[:, :, 0], trace[:, :, 1]
     return regret, counts
 

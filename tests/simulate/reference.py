@@ -95,7 +95,7 @@ def _ranking(idx):
 
 
 def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1.0, gamma=1.0):
-    """One run, step by step. Returns (lists, cumulative_regret, counts), lists[t-1] = A_t."""
+    """One run, step by step. Returns (lists, clicks, cumulative_regret, counts); lists[t-1] = A_t."""
     rho = [float(x) for x in weights]
     L = len(rho)
     nus = [float(nu)] * L if model == "dbn" else [1.0] * L
@@ -104,7 +104,7 @@ def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1
     opt = _ranking(score)[:K]
     fstar = reward_py(model, rho, nus, g, opt)
     ukey, pkey = int(ukey), int(pkey)
-    lists, regret = [], []
+    lists, allclicks, regret = [], [], []
     cum = 0.0
     if policy == "ranked-klucb":
         S = [[0] * L for _ in range(K)]
@@ -154,5 +154,6 @@ def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1
                 S[e] += int(k == last)
         cum += fstar - reward_py(model, rho, nus, g, lst)
         lists.append(list(lst))
+        allclicks.append(clicks)
         regret.append(cum)
-    return lists, regret, (counts if policy == "ranked-klucb" else N)
+    return lists, allclicks, regret, (counts if policy == "ranked-klucb" else N)

@@ -44,13 +44,14 @@ def test_engine_equals_reference(policy, model, order, instance, lazy):
     m = make_model(model, weights, K, nu, gamma)
     uk, pk = _keys(weights)
     cp = np.arange(1, STEPS + 1)
-    regret, counts, trace = simulate_runs(m, policy_code(policy), order_code(order, policy), STEPS, 3.0,
+    regret, counts, trace, clicks = simulate_runs(m, policy_code(policy), order_code(order, policy), STEPS, 3.0,
                                           uk, pk, cp, threads=1, lazy=lazy, trace_steps=STEPS)
-    lists, ref_regret, ref_counts = reference_run(model, weights, K, policy, order, STEPS, 3.0, uk[0], pk[0],
+    lists, ref_clicks, ref_regret, ref_counts = reference_run(model, weights, K, policy, order, STEPS, 3.0, uk[0], pk[0],
                                                   nu, gamma)
     ref_lists = np.array(lists)
     diff = np.nonzero((trace[0] != ref_lists).any(axis=1))[0]
     assert diff.size == 0, f"first different list at t = {diff[0] + 1}: {trace[0][diff[0]]} vs {ref_lists[diff[0]]}"
+    np.testing.assert_array_equal(clicks[0], np.array(ref_clicks))
     np.testing.assert_array_equal(regret[0], np.array(ref_regret))
     np.testing.assert_array_equal(counts[0], np.array(ref_counts))
 
@@ -63,8 +64,8 @@ def test_lazy_equals_plain_long(policy, model, order):
     n = 30000
     cp = np.unique(np.linspace(1, n, 300).astype(np.int64))
     args = (m, policy_code(policy), order_code(order, policy), n, 3.0, uk, pk, cp)
-    r1, c1, t1 = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
-    r2, c2, t2 = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
+    r1, c1, t1, _ = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
+    r2, c2, t2, _ = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
     np.testing.assert_array_equal(t1, t2)
     np.testing.assert_array_equal(r1, r2)
     np.testing.assert_array_equal(c1, c2)
