@@ -49,11 +49,12 @@ def _atomic_write(path: Path, write) -> None:
 def save_result(result: CellResult, out_dir, *, overwrite: bool = False) -> Path:
     """Write one cell atomically; ValueError if it exists and ``overwrite`` is False.
 
-    Returns the ``.json`` path.
+    A cell exists once its ``.json`` does; an ``.npz`` without it is the remnant of an
+    interrupted write and is replaced. Returns the ``.json`` path.
     """
     p = result.params
     npz, js = cell_paths(out_dir, p["experiment"], p["cell_id"])
-    if not overwrite and (npz.exists() or js.exists()):
+    if not overwrite and js.exists():
         raise ValueError(f"{js} already exists; refusing to overwrite it (pass overwrite=True / --overwrite)")
     _atomic_write(npz, lambda f: np.savez(f, checkpoints=result.checkpoints, regret=result.regret,
                                           counts=result.counts))
