@@ -55,6 +55,7 @@ __all__ = [
     "lemma1_expectation_enumerated",
     "lemma1_terms",
     "premise_holds",
+    "exact_probabilities",
 ]
 
 
