@@ -16,7 +16,7 @@ Modules
 * :mod:`verify.certify`    -- interval branch-and-bound certificates (mpmath.iv)
 * :mod:`verify.strategies` -- random instances: hypothesis strategies and seeded samplers
 * ``verify.claims_*``      -- the claims, one module per part of the paper
-* :mod:`verify.caveats`    -- errata, unstated conditions, premise-dropping counterexamples
+* :mod:`verify.findings`   -- errata, unstated conditions, premise-dropping counterexamples
 * :mod:`verify.cli`        -- ``cascading verify``
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from verify.caveats import caveats
+from verify.findings import caveats
 from verify.registry import Claim, all_claims, available_claims, get_claim, safe_run
 from verify.verdict import FAILS, HOLDS, METHODS, UNDECIDED, Caveat, Outcome, Verdict
 

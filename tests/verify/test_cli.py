@@ -1,0 +1,63 @@
+"""`cascading verify`: table, JSON, --claim, exit statuses, one-line errors."""
+
+import json
+
+from reports.cli import main
+
+
+def test_table_for_one_claim(capsys):
+    rc = main(["verify", "--claim", "lemma2.monotone", "--examples", "3"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    header = out.splitlines()[0]
+    for col in ("claim", "paper reference", "method", "domain", "instances", "min slack", "verdict"):
+        assert col in header
+    assert "lemma2.monotone" in out and "holds" in out
+
+
+def test_json(capsys):
+    rc = main(["verify", "--claim", "ucb1_peeling", "--claim", "lower.example", "--json",
+               "--examples", "4", "--seed", "7"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0 and data["failed"] == [] and data["seed"] == 7
+    ids = [v["claim_id"] for v in data["verdicts"]]
+    assert ids == ["ucb1_peeling", "lower.example"]
+    v = data["verdicts"][1]
+    for key in ("status", "method", "domain", "domain_spec", "instances", "min_slack", "argmin",
+                "reference", "statement", "amended", "notes"):
+        assert key in v
+    assert v["amended"]  # lower.example is checked with a stated correction
+
+
+def test_unknown_claim_exit_2(capsys):
+    rc = main(["verify", "--claim", "theorem9"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.count("\n") == 1 and "unknown claim" in err and "Traceback" not in err
+
+
+def test_bad_examples_exit_2(capsys):
+    assert main(["verify", "--examples", "0", "--claim", "lemma2"]) == 2
+    assert "examples" in capsys.readouterr().err
+
+
+def test_list(capsys):
+    assert main(["verify", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "theorem1.upper" in out and "lemma2.k2" in out
+
+
+def test_exit_1_when_a_claim_fails(capsys):
+    from verify.registry import _REGISTRY, claim
+    from verify.verdict import Outcome
+
+    @claim("test.cli_false", "nowhere", "always false", method="symbolic")
+    def _f(ctx):
+        return Outcome(status="fails", method="symbolic", domain="x", counterexample={"x": 1})
+
+    try:
+        rc = main(["verify", "--claim", "test.cli_false"])
+        out = capsys.readouterr().out
+        assert rc == 1 and "COUNTEREXAMPLE" in out
+    finally:
+        del _REGISTRY["test.cli_false"]
