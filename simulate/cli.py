@@ -121,14 +121,12 @@ def run(args) -> int:
         adhoc = [args.weights, args.L, args.p, args.delta, args.K]
         if any(x is not None for x in adhoc):
             raise ValueError("--experiment runs a stored grid; it does not take --weights/--L/--p/--delta/--K")
-        from simulate.sweep import run_experiment
+        from simulate.sweep import run_experiments
 
         names = ["table1", "table2", "dbn"] if args.experiment == "all" else [args.experiment]
-        results = []
-        for name in names:
-            results += run_experiment(name, args.out, runs=args.runs, horizon=_horizon(args.horizon), seed=args.seed,
-                                      workers=args.workers, scheduler=args.scheduler, testing=args.testing,
-                                      overwrite=args.overwrite, progress=not args.no_progress and not args.json)
+        results = run_experiments(names, args.out, runs=args.runs, horizon=_horizon(args.horizon), seed=args.seed,
+                                  workers=args.workers, scheduler=args.scheduler, testing=args.testing,
+                                  overwrite=args.overwrite, progress=not args.no_progress and not args.json)
         _print(results, args.json)
         if not args.json:
             print(f"stored under {args.out}/", file=sys.stderr)
@@ -136,9 +134,8 @@ def run(args) -> int:
     if args.testing or args.overwrite:
         raise ValueError("--testing and --overwrite apply to --experiment only")
     cells = _adhoc_cells(args)
-    from simulate.runner import run_cell
+    from simulate.runner import as_seed_sequence, run_cell
     from simulate.sweep import cell_seed
-    from simulate.runner import as_seed_sequence
 
     root = as_seed_sequence(args.seed)
     if args.workers is not None or args.scheduler is not None:

@@ -27,7 +27,7 @@ from simulate.experiments import TESTING_HORIZON, TESTING_RUNS, Cell, get_experi
 from simulate.runner import as_seed_sequence, run_cell
 from simulate.store import cell_paths, load_result, save_result, stored_params
 
-__all__ = ["run_experiment", "run_cells", "cell_seed"]
+__all__ = ["run_experiment", "run_experiments", "run_cells", "cell_seed"]
 
 
 def cell_seed(root: np.random.SeedSequence, cell: Cell) -> np.random.SeedSequence:
@@ -157,3 +157,16 @@ def run_experiment(name, out_dir, *, runs=None, horizon=None, seed=0, workers=No
     cells = [c.with_scale(runs=runs, horizon=horizon) for c in cells]
     return run_cells(cells, out_dir, seed=seed, workers=workers, scheduler=scheduler, executor=executor,
                      overwrite=overwrite, progress=progress, desc=name)
+
+
+def run_experiments(names, out_dir, *, runs=None, horizon=None, seed=0, workers=None, scheduler=None,
+                    testing=False, overwrite=False, progress=True, executor=None):
+    """Several experiments in one pool (one progress bar); a flat list of results in order."""
+    cells = []
+    for name in names:
+        c = get_experiment(name, testing=testing)
+        r = (TESTING_RUNS if testing else 20) if runs is None else V.positive_int("runs", runs)
+        h = (TESTING_HORIZON if testing else 100_000) if horizon is None else V.positive_int("horizon", horizon)
+        cells += [x.with_scale(runs=r, horizon=h) for x in c]
+    return run_cells(cells, out_dir, seed=seed, workers=workers, scheduler=scheduler, executor=executor,
+                     overwrite=overwrite, progress=progress, desc="+".join(names))
