@@ -359,6 +359,7 @@ def _ucb1_peeling(ctx):
         slack = ucb1_peeling_rhs(g) - ucb1_peeling_lhs(g)
         tr.add(slack * g[-1], {"gaps": [str(x) for x in g]})
     status = HOLDS if ok and tr.status == HOLDS else FAILS
+    best = ", ".join(f"{ucb1_tight_constant(K):.4f}" for K in range(2, 9))
     return Outcome(
         status=status, method=SYMBOLIC,
         domain="every K = 1..8 and all gaps > 0 (symbolic); exact Fractions at random sorted gaps",
@@ -368,6 +369,7 @@ def _ucb1_peeling(ctx):
               "with r_k = Delta_K/Delta_k > 0, a sum of nonnegative terms; so the lemma holds even "
               "without the ordering of the gaps (caveat ucb1-peeling-order). Slack reported as "
               "Delta_K (rhs - lhs), exact, over bounds.peeling.ucb1_peeling_lhs/rhs. The constant 2 "
-              "is the supremum over K; for fixed K the best constant is smaller "
-              "(1.25 for K = 2, see ucb1_tight_constant).",
+              "is the supremum over K; for fixed K the best constant is smaller: "
+              f"{best} for K = 2..8 (numerical minimisation of the sum-of-squares form, "
+              "ucb1_tight_constant; K = 2 is 5/4 exactly).",
     )

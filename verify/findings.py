@@ -443,6 +443,54 @@ def _gc_loglog_caveat():
     )
 
 
+def theorem1_any_list(seed=0, L_max=5, instances=40):
+    """Theorem 1's bounds for *every* K-permutation A (not only top-K lists), exhaustively.
+
+    Returns (number of (w, A) pairs checked, first violation or None, a list A that is not the
+    top-K of any U making U(a_k) >= U(pi(k)) fail, as evidence that this part needs the premise).
+    """
+    import itertools
+
+    from bounds.decomposition import theorem1_bounds, theorem1_permutation
+
+    rng = np.random.default_rng(seed)
+    n, bad = 0, None
+    for _ in range(instances):
+        L = int(rng.integers(2, L_max + 1))
+        K = int(rng.integers(1, L + 1))
+        w = [Fraction(int(x), 10) for x in rng.integers(0, 11, L)]
+        for A in itertools.permutations(range(L), K):
+            lo, ex, up = theorem1_bounds(list(A), w, K)
+            n += 1
+            if not lo <= ex <= up and bad is None:
+                bad = {"w": [str(x) for x in w], "K": K, "A": list(A)}
+    # U ranks item 0 first, but A lists the worst item: the UCB inequality of Theorem 1 fails
+    w = [Fraction(9, 10), Fraction(1, 10)]
+    U = [1.0, 0.0]
+    A = [1]
+    pi = theorem1_permutation(A, w, 1)
+    ucb_fails = U[A[0]] < U[pi[0]]
+    return n, bad, {"w": ["9/10", "1/10"], "K": 1, "U": U, "A": A, "pi": pi,
+                    "U(a_1) >= U(pi(1))": not ucb_fails}
+
+
+def _theorem1_caveat():
+    n, bad, ucb = theorem1_any_list()
+    return Caveat(
+        id="theorem1-list-premise",
+        claims=("theorem1.upper", "theorem1.lower", "theorem1.permutation"),
+        kind="premise-unneeded" if bad is None else "premise-needed",
+        paper_says="Theorem 1 for A_t = the K items with the largest UCBs",
+        truth="the two regret bounds hold for every K-permutation A (pi as in the proof gives "
+              "w(a_k) <= w(pi(k)) for any A); only the UCB inequality U(a_k) >= U(pi(k)) needs A to "
+              "be a top-K list of U (exhaustive check over all K-permutations below; the UCB "
+              "inequality fails for a list that is not top-K).",
+        evidence={"pairs_checked_exhaustively": n, "bound_violation": bad,
+                  "ucb_inequality_without_premise": ucb},
+        test=_TEST + "test_theorem1_list_premise",
+    )
+
+
 def caveats() -> list[Caveat]:
     """Every caveat, with its evidence recomputed now (deterministic; about a second)."""
     out = [
@@ -455,7 +503,7 @@ def caveats() -> list[Caveat]:
     ]
     for fn in (_lemma1_caveats, _order_caveats):
         out.extend(fn())
-    for fn in (_gc_loglog_caveat, _theorem4_caveat):
+    for fn in (_theorem1_caveat, _gc_loglog_caveat, _theorem4_caveat):
         try:
             out.append(fn())
         except ImportError:  # the bounds module it needs is not installed

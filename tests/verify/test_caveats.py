@@ -149,3 +149,9 @@ def test_gc_loglog_small_n():
     assert klucb_loglog_term(47) > 7 * math.log(math.log(47))
     assert klucb_loglog_term(48) <= 7 * math.log(math.log(48))
     assert klucb_loglog_term(10) > 7 * math.log(math.log(10))
+
+
+def test_theorem1_list_premise():
+    n, bad, ucb = C.theorem1_any_list(seed=3, instances=15)
+    assert n > 100 and bad is None
+    assert ucb["U(a_1) >= U(pi(1))"] is False and ucb["pi"] == [0]
