@@ -32,6 +32,7 @@ import mpmath
 
 from bounds.kl import kl_iv, kl_mp
 
+
 def kl_box(p, q):
     """Enclosure of ``kl(p', q')`` over boxes ``p' in p``, ``q' in q`` by monotonicity.
 

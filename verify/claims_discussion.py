@@ -1,8 +1,9 @@
 """Claims: the facts used in Section 4.4 (Discussion) and the example after Theorem 4.
 
-* ``discussion.exp_bound``     -- (1 - 1/K)^(K-1) >= 1/e for K > 1 (eq. 6);
-* ``discussion.kl_quadratic``  -- kl(p - Delta, p) <= Delta^2 / (p (1 - p)) (eq. 7);
-* ``discussion.klucb_below_ucb1`` -- the KL-UCB bound (8) is below the UCB1 bound (7) when
+* ``discussion.exp_bound``     -- (1 - 1/K)^(K-1) >= 1/e for K > 1 (eq. 7);
+* ``discussion.kl_quadratic``  -- kl(p - Delta, p) <= Delta^2 / (p (1 - p)) (eq. 8);
+* ``discussion.eq8_chain``     -- each step of the chain (8) is an upper bound, with its constant;
+* ``discussion.klucb_below_ucb1`` -- the KL-UCB bound (9) is below the UCB1 bound (8) when
   Delta = Omega(e^-K);
 * ``lower.example``            -- the L/(2K) example after Theorem 4.
 """
@@ -34,7 +35,7 @@ def exp_bound_derivative_residual():
 
 @claim(
     "discussion.exp_bound",
-    "Section 4.4, after eq. (6)",
+    "Section 4.4, eq. (7) ('since (1 - 1/K)^(K-1) >= 1/e')",
     "(1 - 1/K)^(K-1) >= 1/e for every K > 1",
     premises=("K > 1",),
     method=SYMBOLIC,
@@ -82,7 +83,7 @@ KLQ_BOX_WIDE = [(0.01, 0.99), (0.5, 1.0)]
 
 @claim(
     "discussion.kl_quadratic",
-    "Section 4.4, eq. (7) ('kl(p - Delta, p) <= Delta^2/(p(1 - p))')",
+    "Section 4.4, eq. (8), second equality ('kl(p - Delta, p) <= Delta^2/(p(1 - p))')",
     "kl(p - Delta, p) <= Delta^2 / (p (1 - p)) for 0 < Delta <= p < 1",
     premises=("0 < Delta <= p < 1",),
     method=INTERVAL,
@@ -109,6 +110,39 @@ def _kl_quadratic(ctx):
               "The rest is certified by branch and bound with the slack divided by p.",
     )
     return out
+
+
+@claim(
+    "discussion.eq8_chain",
+    "Section 4.4, eq. (8) (the chain of O-forms of the CascadeUCB1 bound)",
+    "(L-K)/Delta = (L-K) Delta/Delta^2 <= (L-K) Delta/(p(1-p) kl(p-Delta, p)) <= 2 K (L-K) Delta/"
+    "kl(p-Delta, p) on B_LB(L, K, 1/K, Delta), K >= 2",
+    premises=("p = 1/K", "K >= 2", "0 < Delta < p"),
+    method=SAMPLING,
+    requires=("bounds.discussion",),
+)
+def _eq8_chain(ctx):
+    from bounds.discussion import eq8_ucb1_orders
+
+    tr = SlackTracker()
+    with mpmath.workdps(40):
+        for i in range(ctx.examples):
+            K = int(ctx.rng.integers(2, 33))
+            L = K + int(ctx.rng.integers(1, 64))
+            d = float((1.0 / K) * (ctx.rng.uniform(1e-4, 1 - 1e-4) if i % 2 else
+                                   math.exp(ctx.rng.uniform(-20, 0)) * (1 - 1e-9)))
+            f = eq8_ucb1_orders(L, K, mpmath.mpf(d), dps=40)
+            inst = {"L": L, "K": K, "Delta": d}
+            tr.add(1 - f[0] / f[1], dict(inst, step="1 = 2"), tol=1e-30)
+            tr.add(1 - f[1] / f[2], dict(inst, step="2 <= 3"))
+            tr.add(1 - f[2] / (2 * f[3]), dict(inst, step="3 <= 2 * 4"))
+    return tr.outcome(
+        SAMPLING, "K = 2..32, L - K = 1..63, Delta/p uniform and log-uniform down to e^-20 (40 digits)",
+        {"K": [2, 32], "digits": 40},
+        notes="relative slacks of each step with bounds.discussion.eq8_ucb1_orders; the O() hides "
+              "constant 2 in the last step (1/(p(1-p)) = K^2/(K-1) <= 2K) and 12 from Theorem 2. "
+              "The second step is discussion.kl_quadratic (certified).",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -154,7 +188,7 @@ def klucb_crossover(K, dps=80):
 
 @claim(
     "discussion.klucb_below_ucb1",
-    "Section 4.4, after eq. (8)",
+    "Section 4.4, after eq. (9)",
     "on B_LB(L, K, 1/K, Delta), Theorem 3's log n coefficient (eps -> 0) is below Theorem 2's "
     "when Delta >= e^-K (the paper: 'when Delta = Omega(e^-K)')",
     premises=("K >= 2", "e^-K <= Delta < 1/K"),

@@ -42,9 +42,8 @@ def _cells(policy, horizon, runs):
 
 
 def _mc_check(ctx, policy, bound_fn, n_min):
-    from simulate import run_cell
-
     from bounds.instance import CascadeInstance
+    from simulate import run_cell
 
     horizon = int(5000 * ctx.budget)
     runs = int(200 * min(ctx.budget, 4))

@@ -15,8 +15,6 @@ place of kl and constant 2.
 
 from __future__ import annotations
 
-import math
-
 import mpmath
 import sympy
 
@@ -24,7 +22,7 @@ from bounds.peeling import lemma2_lhs, lemma2_rhs, ucb1_peeling_lhs, ucb1_peelin
 from verify import strategies as S
 from verify.checks import SlackTracker, certificate_outcome
 from verify.registry import claim
-from verify.verdict import EXACT, FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
+from verify.verdict import FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
 
 _p, _x = sympy.symbols("p x", positive=True)
 
@@ -196,7 +194,7 @@ def _lemma2_integral(ctx):
             if not d[-1] > 0 or not d[0] > d[-1]:
                 continue  # K = 1 or equal gaps: both sides are 0
             riem = sum((d[k] - d[k + 1]) / _kl_mp(P, P + d[k]) for k in range(len(d) - 1))
-            integral = mpmath.quad(lambda x: 1 / _kl_mp(P, P + x), [d[-1], d[0]])
+            integral = mpmath.quad(lambda x, P=P: 1 / _kl_mp(P, P + x), [d[-1], d[0]])
             slack, err = integral_slack(p, d[-1], d[0])
             inst = {"p": p, "p_opt": qs}
             tr_sum.add(integral - riem, inst, tol=1e-30)

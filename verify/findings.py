@@ -289,14 +289,15 @@ def _regime_caveat():
         id="klucb-regime",
         claims=("discussion.klucb_below_ucb1",),
         kind="imprecise",
-        paper_says="the KL-UCB bound (8) is below the UCB1 bound (7) when log(1/Delta) = O(K), i.e. "
+        paper_says="the KL-UCB bound (9) is below the UCB1 bound (8) when log(1/Delta) = O(K), i.e. "
                    "Delta = Omega(e^-K)",
         truth="with the theorems' own constants (12/Delta vs Delta(1 + log(1/Delta))/kl(p - Delta, p), "
               "p = 1/K, eps -> 0) the KL-UCB coefficient is below UCB1's for all Delta > Delta*(K) "
               "with log(1/Delta*) = 6K^2/(K-1) - 1 to 12 digits (about 6K; it is 6/(p(1-p)) - 1, from "
               "kl(p - Delta, p) ~ Delta^2/(2p(1-p)) as Delta -> 0): the regime is e^-(6K+5), "
               "not e^-K; at Delta = e^-K the KL-UCB coefficient is below 1/6 of UCB1's. The paper's "
-              "e^-K comes from the loose last step of (7) (1/(p(1-p)) <= 2K, constant 12 dropped).",
+              "e^-K comes from the loose last step of (8) (1/(p(1-p)) <= 2K, constant 12 dropped). "
+              "bounds.discussion.klucb_below_ucb1_delta finds the same Delta*.",
         evidence=rows,
         test=_TEST + "test_klucb_regime",
     )

@@ -9,8 +9,8 @@ one-line statement, its premises, and a check. Checks are registered with
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -74,8 +74,11 @@ def test_theorem3_small_n():
 
 
 def test_klucb_regime():
+    from bounds.discussion import klucb_below_ucb1_delta
+
     for K in (2, 4, 8):
         d, lg = klucb_crossover(K)
+        assert abs(d / klucb_below_ucb1_delta(K) - 1) < 1e-12  # two independent root finders
         assert float(lg) == pytest.approx(6 * K * K / (K - 1) - 1, rel=1e-9)
         # below the crossover UCB1's coefficient is smaller, above it KL-UCB's
         assert klucb_ucb1_ratio(K, float(d) / 10) > 1 > klucb_ucb1_ratio(K, float(d) * 10)
