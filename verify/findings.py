@@ -475,6 +475,54 @@ def theorem1_any_list(seed=0, L_max=5, instances=40):
                     "U(a_1) >= U(pi(1))": not ucb_fails}
 
 
+def theorem1_best_alpha(w, K):
+    """``min_A E_t[R]/S`` over all K-permutations A with ``S > 0`` (exact): Theorem 1's best alpha.
+
+    Returns (best, alpha, alpha_sharp) with ``alpha = (1 - w(1))^(K-1)`` and
+    ``alpha_sharp = prod_{j<K} (1 - w(j))`` (w sorted decreasingly).
+    """
+    import itertools
+
+    from bounds.decomposition import theorem1_bounds
+
+    w = [Fraction(x) for x in w]
+    best = None
+    for A in itertools.permutations(range(len(w)), K):
+        _, ex, up = theorem1_bounds(list(A), w, K)
+        if up > 0:
+            r = ex / up
+            best = r if best is None or r < best else best
+    s = sorted(w, reverse=True)
+    sharp = Fraction(1)
+    for x in s[: K - 1]:
+        sharp *= 1 - x
+    return best, (1 - s[0]) ** (K - 1), sharp
+
+
+def _theorem1_alpha_caveat():
+    rows = {}
+    for w, K in (([Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 16)], 3),
+                 ([Fraction(19, 20), Fraction(4, 5), Fraction(13, 20), Fraction(7, 20)], 3),
+                 ([Fraction(1, 2), Fraction(1, 2), Fraction(1, 4), Fraction(1, 8)], 3)):
+        best, alpha, sharp = theorem1_best_alpha(w, K)
+        rows[f"w={[str(x) for x in w]},K={K}"] = {
+            "min_over_A_regret_over_S": str(best), "alpha_paper": str(alpha),
+            "alpha_sharp": str(sharp)}
+    return Caveat(
+        id="theorem1-alpha",
+        claims=("theorem1.lower", "theorem4"),
+        kind="imprecise",
+        paper_says="E_t[R] >= alpha S with alpha = (1 - w(1))^(K-1)",
+        truth="the best constant is alpha_sharp = prod_{j<K} (1 - w(j)) (the K - 1 most attractive "
+              "items), attained by A = (e, 1, ..., K-1) with pi(1) = K; it equals the paper's alpha "
+              "only when w(1) = ... = w(K-1) (e.g. on B_LB, so Theorem 4 is unaffected) and can be "
+              "many times larger (exhaustive minimum over all lists below). bounds.lower offers the "
+              "sharper Theorem 4 constant (theorem4_sharp_coefficient).",
+        evidence=rows,
+        test=_TEST + "test_theorem1_alpha",
+    )
+
+
 def _theorem1_caveat():
     n, bad, ucb = theorem1_any_list()
     return Caveat(
@@ -504,7 +552,7 @@ def caveats() -> list[Caveat]:
     ]
     for fn in (_lemma1_caveats, _order_caveats):
         out.extend(fn())
-    for fn in (_theorem1_caveat, _gc_loglog_caveat, _theorem4_caveat):
+    for fn in (_theorem1_caveat, _theorem1_alpha_caveat, _gc_loglog_caveat, _theorem4_caveat):
         try:
             out.append(fn())
         except ImportError:  # the bounds module it needs is not installed

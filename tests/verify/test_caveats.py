@@ -158,3 +158,12 @@ def test_theorem1_list_premise():
     n, bad, ucb = C.theorem1_any_list(seed=3, instances=15)
     assert n > 100 and bad is None
     assert ucb["U(a_1) >= U(pi(1))"] is False and ucb["pi"] == [0]
+
+
+def test_theorem1_alpha():
+    w = [Fraction(19, 20), Fraction(4, 5), Fraction(13, 20), Fraction(7, 20)]
+    best, alpha, sharp = C.theorem1_best_alpha(w, 3)
+    assert (best, alpha, sharp) == (Fraction(1, 100), Fraction(1, 400), Fraction(1, 100))
+    # B_LB: the optimal weights are equal, the paper's alpha is already the best constant
+    best, alpha, sharp = C.theorem1_best_alpha([Fraction(1, 5)] * 3 + [Fraction(1, 10)] * 2, 3)
+    assert best == alpha == sharp == Fraction(16, 25)
