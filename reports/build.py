@@ -81,7 +81,7 @@ class Settings:
             self.verify_examples = 5 if self.quick else 50
         self.verify_examples = V.positive_int("verify_examples", self.verify_examples)
         if self.curve_points is None:
-            self.curve_points = 6 if self.quick else 16
+            self.curve_points = 6 if self.quick else 12
         self.curve_points = V.positive_int("curve_points", self.curve_points, minimum=2)
 
 
@@ -252,6 +252,10 @@ def _table_md(rows) -> str:
     return T.markdown_table(head, out, align="rrrrrrlrrrl")
 
 
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
 def _verify_md(v: dict) -> str:
     if not v.get("available"):
         return ("*`verify` is not available in this checkout, so no claim was checked here.* "
@@ -272,7 +276,7 @@ def _verify_md(v: dict) -> str:
         for c in v["caveats"]:
             md += (f"- **{c.get('id')}** ({c.get('kind')}; claims {', '.join(c.get('claims') or [])})."
                    f" *Paper:* {c.get('paper_says')} *True:* {c.get('truth')} "
-                   f"*Evidence:* `{json.dumps(c.get('evidence'), sort_keys=True)[:300]}`. "
+                   f"*Evidence:* `{_clip(json.dumps(c.get('evidence'), sort_keys=True), 300)}`. "
                    f"Pinned test: `{c.get('test')}`.\n")
     return md
 
@@ -290,8 +294,11 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
     add(f"- scale: n = {s.horizon:,} steps, {s.runs} runs per cell, root seed {s.seed}; "
         f"stored results in `{s.results}`")
     sim = sum(v for k, v in s.timings.items() if k.startswith("simulate:"))
-    add(f"- wall time: simulation {sim:.1f} s"
-        + (f", verify {s.timings['verify']:.1f} s" if "verify" in s.timings else "") + "\n")
+    add(f"- wall time: simulation {sim:.1f} s ("
+        + ", ".join(f"{k.split(':')[1]} {v:.1f} s" for k, v in s.timings.items()
+                    if k.startswith("simulate:"))
+        + ")" + "".join(f", {k} {s.timings[k]:.1f} s" for k in ("tables", "verify", "figures", "total")
+                        if k in s.timings) + "\n")
     if (s.horizon, s.runs) != (PAPER_HORIZON, PAPER_RUNS):
         add(f"> **Not at the paper's scale** (the paper uses n = {PAPER_HORIZON:,} and "
             f"{PAPER_RUNS} runs). The z-scores below compare different horizons and are not a "
@@ -300,7 +307,13 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
     add("## Summary\n")
     add(f"- Table 1 (best-first): {_mark_counts(data['table1'])}.")
     add(f"- Table 2 (worst-first): {_mark_counts(data['table2'])}.")
-    dis = [r for r in data["table1"] + data["table2"] if r.mark in ("disagree", "borderline")]
+    both = data["table1"] + data["table2"]
+    if any(r.z is not None for r in both):
+        ss = T.sign_summary(both)
+        add(f"- Direction: ours is below the paper in {ss.below} of {ss.cells} cells and above in "
+            f"{ss.above}; mean z = {ss.mean_z:+.2f} (about 0 ± {1 / math.sqrt(ss.cells):.2f} "
+            f"without bias); two-sided sign test p = {ss.p_value:.2g}.")
+    dis = [r for r in both if r.mark in ("disagree", "borderline")]
     for r in dis:
         add(f"  - {r.table} L={r.L} K={r.K} Δ={r.delta:g} {r.policy}: ours "
             f"{T.fmt_pm(r.ours_mean, r.ours_se)} vs paper {T.fmt_pm(r.paper_mean, r.paper_se)}, "
@@ -460,7 +473,7 @@ def build_report(out, *, results_dir=None, quick=False, runs=None, horizon=None,
     verify_examples : int, optional
         Random instances per claim for ``verify.run_all`` (default 50, quick 5).
     curve_points : int, optional
-        Horizons at which the bound curves are evaluated (default 16, quick 6).
+        Horizons at which the bound curves are evaluated (default 12, quick 6).
     """
     s = Settings(out=out, results=results_dir, quick=quick, runs=runs, horizon=horizon, seed=seed,
                  workers=workers, scheduler=scheduler, overwrite=overwrite, progress=progress,

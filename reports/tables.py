@@ -195,6 +195,35 @@ def compare_table(name: str, results) -> list[ComparisonRow]:
     return rows
 
 
+@dataclass(frozen=True)
+class SignSummary:
+    """Direction of the differences ours - paper over the cells that were run.
+
+    ``p_value`` is the two-sided exact binomial (sign) test of "ours is as often above as
+    below the paper"; ``mean_z`` the average z-score (about 0 with spread 1/sqrt(cells)
+    if both reproduce the same quantity without bias).
+    """
+
+    cells: int
+    below: int
+    above: int
+    mean_z: float
+    p_value: float
+
+
+def sign_summary(rows) -> SignSummary:
+    """Sign test and mean z over :class:`ComparisonRow` s that were run (z not None/NaN)."""
+    from scipy.stats import binomtest
+
+    zs = [r.z for r in rows if r.z is not None and not math.isnan(r.z)]
+    if not zs:
+        raise ValueError("no compared cells: nothing was run")
+    below = sum(z < 0 for z in zs)
+    above = sum(z > 0 for z in zs)
+    p = binomtest(below, below + above, 0.5).pvalue if below + above else 1.0
+    return SignSummary(len(zs), below, above, float(np.mean(zs)), float(p))
+
+
 # ---------------------------------------------------------------------------
 # bounds against the evidence (Theorems 2, 3, 4 on each Table 1 row)
 # ---------------------------------------------------------------------------

@@ -203,3 +203,16 @@ def test_bound_curves_are_increasing_and_match_bound_rows():
     assert c["theorem3"][1][-1] == pytest.approx(b["theorem3"], rel=1e-9)
     with pytest.raises(ValueError, match="horizons"):
         T.bound_curves(16, 4, 0.2, 0.15, [0, 10])
+
+
+def test_sign_summary_by_hand():
+    def row(z):
+        return T.ComparisonRow("table1", 16, 2, 0.15, "cascade-ucb1", 1.0, 1.0, 1.0, 1.0, 2, 10, z, "")
+
+    s = T.sign_summary([row(-1.0), row(-2.0), row(3.0), row(None), row(float("nan"))])
+    assert (s.cells, s.below, s.above, s.mean_z) == (3, 2, 1, 0.0)
+    assert s.p_value == pytest.approx(1.0)
+    s = T.sign_summary([row(-0.1)] * 10)
+    assert s.p_value == pytest.approx(2 * 0.5**10, rel=1e-12)  # exact two-sided sign test
+    with pytest.raises(ValueError, match="nothing was run"):
+        T.sign_summary([row(None)])
