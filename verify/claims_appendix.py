@@ -89,15 +89,21 @@ def _hoeffding(ctx):
 
 
 def bad_event_constant_shifted(dps=30):
-    """Per-item constant of the union bound when the radius is ``c_{t-1,s}`` (as in the algorithm).
+    """The union bound of Appendix A redone with the algorithm's radius ``c_{t-1,s}``.
 
-    ``sum_{t>=1} min(1, sum_{s=1}^{t} 2 (t-1)^-3)`` with the small-t rule (``c_{0,s} = c_{1,s} = 0``,
-    so the terms t = 1, 2 are capped at 1 per s): ``1 + 2 + sum_{t>=3} 2 t (t-1)^-3
-    = 2 zeta(2) + 2 zeta(3) - 1``.
+    At step t, ``T_{t-1}(e)`` ranges over ``1..t`` and Hoeffding gives
+    ``P(|w - w_hat_s| >= c_{t-1,s}) <= 2 (t-1)^-3`` for t >= 3; for t = 1, 2 the radius is 0 (small-t
+    rule) and the probability is 1. Returns ``(per_item, closed_form, tail)``:
+
+    * ``tail = sum_{t>=3} sum_{s<=t} 2 (t-1)^-3 = 2 zeta(2) + 2 zeta(3) - 4``;
+    * ``per_item = 2 + tail``: capping each item's probability at 1 at t = 1, 2, the per-item
+      constant that replaces pi^2/3, equal to ``closed_form = 2 zeta(2) + 2 zeta(3) - 2``.
+
+    Capping ``P(E_t) <= 1`` for t = 1, 2 across items instead gives ``2 + tail * L``.
     """
     with mpmath.workdps(dps):
         tail = mpmath.nsum(lambda t: 2 * t / (t - 1) ** 3, [3, mpmath.inf])
-        return 1 + 2 + tail, 2 * mpmath.zeta(2) + 2 * mpmath.zeta(3) - 1
+        return 2 + tail, 2 * mpmath.zeta(2) + 2 * mpmath.zeta(3) - 2, tail
 
 
 # --------------------------------------------------------------------------
