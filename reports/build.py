@@ -158,10 +158,20 @@ def run_experiments(s: Settings) -> dict:
 
     Raises ValueError if stored results in ``s.results`` were made at another scale.
     """
+    from simulate.experiments import get_experiment
+    from simulate.store import stored_params
     from simulate.sweep import run_experiment
 
     out = {}
     for name in available_experiments():
+        # a report reuses stored results but never replaces them: refuse another scale up front
+        for cell in get_experiment(name):
+            old = stored_params(s.results, name, cell.cell_id)
+            if old is not None and (old.get("horizon"), old.get("runs")) != (s.horizon, s.runs):
+                raise ValueError(
+                    f"{s.results} holds {name} results at n = {old.get('horizon')}, "
+                    f"{old.get('runs')} runs, but this report asks for n = {s.horizon}, {s.runs} "
+                    "runs; pass another --results directory (stored results are never overwritten)")
         t0 = time.perf_counter()
         res = run_experiment(name, s.results, runs=s.runs, horizon=s.horizon, seed=s.seed,
                              workers=s.workers, scheduler=s.scheduler, overwrite=False,

@@ -15,7 +15,7 @@ from reports import tables as T  # noqa: E402
 @pytest.fixture(scope="module")
 def quick_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("quick") / "report"
-    md = B.build_report(out, quick=True, workers=1, progress=False, seed=3)
+    md = B.build_report(out, quick=True, workers=1, progress=False, seed=3, curve_points=4)
     return out, md.read_text(encoding="utf-8")
 
 
@@ -52,3 +52,24 @@ def test_quick_report_numbers_match_stored_results(quick_report):
     assert len(js["dbn"]) == 4
     for d in js["dbn"]:
         assert f"{d['ratio']:.2f} ± {d['ratio_se']:.2f}" in md
+
+
+def test_stored_results_at_another_scale_are_refused_not_replaced(quick_report, tmp_path):
+    out, _ = quick_report
+    stored = out / "results"
+    before = sorted(p.stat().st_mtime_ns for p in stored.rglob("*.npz"))
+    with pytest.raises(ValueError, match="another --results directory"):
+        B.build_report(tmp_path / "other", results_dir=stored, quick=True, runs=4, workers=1,
+                       progress=False)
+    assert sorted(p.stat().st_mtime_ns for p in stored.rglob("*.npz")) == before
+
+
+def test_rebuild_reuses_stored_results(quick_report, tmp_path, monkeypatch):
+    out, md = quick_report
+    # the tables only: no figures, no verify
+    monkeypatch.setattr(B, "draw_figures", lambda data: {})
+    monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "test"})
+    md2 = B.build_report(tmp_path / "again", results_dir=out / "results", quick=True, workers=1,
+                         progress=False, seed=3, curve_points=2).read_text(encoding="utf-8")
+    t1 = md.split("## Table 1")[1].split("## Bounds")[0]
+    assert t1 == md2.split("## Table 1")[1].split("## Bounds")[0]
