@@ -43,7 +43,7 @@ def probabilities(name: str, x, *, ndim: int | None = None, open_low=False, open
     if bad.any():
         lo = "(0" if open_low else "[0"
         hi = "1)" if open_high else "1]"
-        first = a[bad].flat[0]
+        first = float(a[bad].flat[0])
         raise ValueError(f"{name} must lie in {lo}, {hi}; got {first!r}")
     return a
 
@@ -81,7 +81,11 @@ def positive_int(name: str, x, *, minimum: int = 1) -> int:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {x!r}")
     if isinstance(x, (numbers.Integral, np.integer)):
         v = int(x)
-    elif isinstance(x, (numbers.Real, np.floating)) and math.isfinite(float(x)) and float(x).is_integer():
+    elif (
+        isinstance(x, (numbers.Real, np.floating))
+        and math.isfinite(float(x))
+        and float(x).is_integer()
+    ):
         v = int(x)
     else:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {x!r}")

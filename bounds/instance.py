@@ -110,7 +110,8 @@ class CascadeInstance:
         Returns
         -------
         ndarray, shape (L - K, K)
-            Row ``i`` is suboptimal item ``e = K + 1 + i``, column ``j`` optimal item ``e* = j + 1``.
+            Row ``i`` is suboptimal item ``e = K + 1 + i``, column ``j`` optimal
+            item ``e* = j + 1`` (items in sorted order).
         """
         return self.optimal_weights[None, :] - self.suboptimal_weights[:, None]
 
