@@ -46,7 +46,10 @@ POLICY_PANELS = ((16, 2, 0.15), (16, 8, 0.15), (16, 2, 0.075))
 
 @dataclass
 class Settings:
-    """What to run and where to write. ``runs``/``horizon`` default to the paper's (or quick) scale."""
+    """What to run and where to write.
+
+    ``runs`` and ``horizon`` default to the paper's scale (or the quick one).
+    """
 
     out: Path
     results: Path | None = None
@@ -105,8 +108,10 @@ def check_writable(out, overwrite: bool) -> None:
     if existing:
         names = ", ".join(str(p.relative_to(out)) for p in existing[:3])
         more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
-        raise ValueError(f"{out} already holds a report ({names}{more}); pass --overwrite to "
-                         "replace it or choose another --out")
+        raise ValueError(
+            f"{out} already holds a report ({names}{more}); pass --overwrite to "
+            "replace it or choose another --out"
+        )
 
 
 def _atomic_write(path: Path, write) -> None:
@@ -136,7 +141,7 @@ def _save_figure(fig, out: Path, stem: str) -> list[str]:
 # running / loading results
 # ---------------------------------------------------------------------------
 def available_experiments() -> list[str]:
-    """The paper's experiments plus any extra experiment of the simulator holding cascade-ts cells."""
+    """The paper's experiments plus any extra simulator experiment holding cascade-ts cells."""
     from simulate import experiments as E
 
     names = list(EXPERIMENTS)
@@ -147,8 +152,11 @@ def available_experiments() -> list[str]:
             cells = E.get_experiment(name)
         except ValueError:
             continue
-        if any(getattr(c, "policy", None) == "cascade-ts" and getattr(c, "model", "cascade") ==
-               "cascade" for c in cells):
+        if any(
+            getattr(c, "policy", None) == "cascade-ts"
+            and getattr(c, "model", "cascade") == "cascade"
+            for c in cells
+        ):
             names.append(name)
     return names
 
@@ -171,36 +179,53 @@ def run_experiments(s: Settings) -> dict:
                 raise ValueError(
                     f"{s.results} holds {name} results at n = {old.get('horizon')}, "
                     f"{old.get('runs')} runs, but this report asks for n = {s.horizon}, {s.runs} "
-                    "runs; pass another --results directory (stored results are never overwritten)")
+                    "runs; pass another --results directory (stored results are never overwritten)"
+                )
         t0 = time.perf_counter()
-        res = run_experiment(name, s.results, runs=s.runs, horizon=s.horizon, seed=s.seed,
-                             workers=s.workers, scheduler=s.scheduler, overwrite=False,
-                             progress=s.progress)
+        res = run_experiment(
+            name,
+            s.results,
+            runs=s.runs,
+            horizon=s.horizon,
+            seed=s.seed,
+            workers=s.workers,
+            scheduler=s.scheduler,
+            overwrite=False,
+            progress=s.progress,
+        )
         s.timings[f"simulate:{name}"] = time.perf_counter() - t0
         for r in res:
             n, runs = int(r.checkpoints[-1]), int(np.asarray(r.regret).shape[0])
             if (n, runs) != (s.horizon, s.runs):
                 raise ValueError(
                     f"stored results in {s.results} for {name} have n = {n}, {runs} runs, but this "
-                    f"report asks for n = {s.horizon}, {s.runs} runs; use another --results directory")
+                    f"report asks for n = {s.horizon}, {s.runs} runs; "
+                    "use another --results directory"
+                )
         out[name] = list(res)
     return out
 
 
 def run_verify(s: Settings) -> dict:
-    """``verify.run_all`` and ``verify.caveats`` as plain dicts, or the reason they are unavailable."""
+    """``verify.run_all`` and ``verify.caveats`` as plain dicts, or why they are unavailable."""
     try:
         import verify
+
         run_all, caveats = verify.run_all, verify.caveats
     except (ImportError, AttributeError) as exc:
-        return {"available": False, "reason": f"verify.run_all / verify.caveats not available ({exc})"}
+        return {
+            "available": False,
+            "reason": f"verify.run_all / verify.caveats not available ({exc})",
+        }
     t0 = time.perf_counter()
     verdicts = run_all(examples=s.verify_examples, seed=s.seed)
     cav = caveats()
     s.timings["verify"] = time.perf_counter() - t0
-    return {"available": True,
-            "verdicts": [v.to_dict() if hasattr(v, "to_dict") else dict(vars(v)) for v in verdicts],
-            "caveats": [c.to_dict() if hasattr(c, "to_dict") else dict(vars(c)) for c in cav]}
+    return {
+        "available": True,
+        "verdicts": [v.to_dict() if hasattr(v, "to_dict") else dict(vars(v)) for v in verdicts],
+        "caveats": [c.to_dict() if hasattr(c, "to_dict") else dict(vars(c)) for c in cav],
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -222,18 +247,33 @@ def collect(results: dict, horizon: int, curve_points: int = 16) -> dict:
     bounds = T.bound_rows(allres)
     curves = {}
     for b in bounds:
-        curves[(b.L, b.K, b.delta)] = T.bound_curves(b.L, b.K, b.p, b.delta,
-                                                     _bound_curve_grid(horizon, curve_points))
-    return {"table1": t1, "table2": t2, "bounds": bounds, "curves": curves,
-            "scaling": T.scaling_rows(allres), "order": T.order_rows(allres),
-            "dbn": T.dbn_rows(allres), "all": allres}
+        curves[(b.L, b.K, b.delta)] = T.bound_curves(
+            b.L, b.K, b.p, b.delta, _bound_curve_grid(horizon, curve_points)
+        )
+    return {
+        "table1": t1,
+        "table2": t2,
+        "bounds": bounds,
+        "curves": curves,
+        "scaling": T.scaling_rows(allres),
+        "order": T.order_rows(allres),
+        "dbn": T.dbn_rows(allres),
+        "all": allres,
+    }
 
 
 def _git_commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, cwd=Path(__file__).resolve().parent,
-                              timeout=10).stdout.strip() or "unknown"
+        return (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                cwd=Path(__file__).resolve().parent,
+                timeout=10,
+            ).stdout.strip()
+            or "unknown"
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
@@ -255,10 +295,26 @@ def _table_md(rows) -> str:
         line = [str(L), str(K), f"{d:g}"]
         for pol in ("cascade-ucb1", "cascade-klucb"):
             c = cells[pol]
-            line += [T.fmt_pm(c.ours_mean, c.ours_se), T.fmt_pm(c.paper_mean, c.paper_se),
-                     T.fmt(c.z, 2), c.mark]
+            line += [
+                T.fmt_pm(c.ours_mean, c.ours_se),
+                T.fmt_pm(c.paper_mean, c.paper_se),
+                T.fmt(c.z, 2),
+                c.mark,
+            ]
         out.append(line)
-    head = ["L", "K", "Δ", "UCB1 ours", "UCB1 paper", "z", "", "KL-UCB ours", "KL-UCB paper", "z", ""]
+    head = [
+        "L",
+        "K",
+        "Δ",
+        "UCB1 ours",
+        "UCB1 paper",
+        "z",
+        "",
+        "KL-UCB ours",
+        "KL-UCB paper",
+        "z",
+        "",
+    ]
     return T.markdown_table(head, out, align="rrrrrrlrrrl")
 
 
@@ -268,26 +324,44 @@ def _clip(text: str, n: int) -> str:
 
 def _verify_md(v: dict) -> str:
     if not v.get("available"):
-        return ("*`verify` is not available in this checkout, so no claim was checked here.* "
-                f"({v.get('reason', '')})\n")
+        return (
+            "*`verify` is not available in this checkout, so no claim was checked here.* "
+            f"({v.get('reason', '')})\n"
+        )
     rows = []
     for d in v["verdicts"]:
-        rows.append([f"`{d.get('claim_id')}`", str(d.get("reference", "")), str(d.get("method", "")),
-                     str(d.get("domain", "")), str(d.get("instances", "")),
-                     T.fmt_sig(d.get("min_slack")) if d.get("min_slack") is not None else "-",
-                     f"**{d.get('status')}**" if d.get("status") != "holds" else "holds"])
-    md = T.markdown_table(["claim", "paper", "method", "domain", "instances", "min slack", "verdict"],
-                          rows, align="lllllrl") + "\n"
+        rows.append(
+            [
+                f"`{d.get('claim_id')}`",
+                str(d.get("reference", "")),
+                str(d.get("method", "")),
+                str(d.get("domain", "")),
+                str(d.get("instances", "")),
+                T.fmt_sig(d.get("min_slack")) if d.get("min_slack") is not None else "-",
+                f"**{d.get('status')}**" if d.get("status") != "holds" else "holds",
+            ]
+        )
+    md = (
+        T.markdown_table(
+            ["claim", "paper", "method", "domain", "instances", "min slack", "verdict"],
+            rows,
+            align="lllllrl",
+        )
+        + "\n"
+    )
     failed = [d["claim_id"] for d in v["verdicts"] if d.get("status") == "fails"]
     md += f"\n{len(v['verdicts'])} claims checked; " + (
-        f"**{len(failed)} fail: {', '.join(failed)}**.\n" if failed else "none fails.\n")
+        f"**{len(failed)} fail: {', '.join(failed)}**.\n" if failed else "none fails.\n"
+    )
     if v["caveats"]:
         md += "\n### Caveats\n\n"
         for c in v["caveats"]:
-            md += (f"- **{c.get('id')}** ({c.get('kind')}; claims {', '.join(c.get('claims') or [])})."
-                   f" *Paper:* {c.get('paper_says')} *True:* {c.get('truth')} "
-                   f"*Evidence:* `{_clip(json.dumps(c.get('evidence'), sort_keys=True), 300)}`. "
-                   f"Pinned test: `{c.get('test')}`.\n")
+            md += (
+                f"- **{c.get('id')}** ({c.get('kind')}; claims {', '.join(c.get('claims') or [])})."
+                f" *Paper:* {c.get('paper_says')} *True:* {c.get('truth')} "
+                f"*Evidence:* `{_clip(json.dumps(c.get('evidence'), sort_keys=True), 300)}`. "
+                f"Pinned test: `{c.get('test')}`.\n"
+            )
     return md
 
 
@@ -298,21 +372,37 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
     add = lines.append
     add("# Cascading bandits: the paper reproduced, bounds against evidence\n")
     add(f"Reproduction of the experiments and bounds of {citation()}\n")
-    add(f"- generated {_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%d %H:%M UTC')} by "
+    add(
+        f"- generated {_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%d %H:%M UTC')} by "
         f"`{s.command or 'reports.build.build_report'}`, git commit `{_git_commit()}`, "
-        f"Python {platform.python_version()}")
-    add(f"- scale: n = {s.horizon:,} steps, {s.runs} runs per cell, root seed {s.seed}; "
-        f"stored results in `{s.results}`")
+        f"Python {platform.python_version()}"
+    )
+    add(
+        f"- scale: n = {s.horizon:,} steps, {s.runs} runs per cell, root seed {s.seed}; "
+        f"stored results in `{s.results}`"
+    )
     sim = sum(v for k, v in s.timings.items() if k.startswith("simulate:"))
-    add(f"- wall time: simulation {sim:.1f} s ("
-        + ", ".join(f"{k.split(':')[1]} {v:.1f} s" for k, v in s.timings.items()
-                    if k.startswith("simulate:"))
-        + ")" + "".join(f", {k} {s.timings[k]:.1f} s" for k in ("tables", "verify", "figures", "total")
-                        if k in s.timings) + "\n")
+    add(
+        f"- wall time: simulation {sim:.1f} s ("
+        + ", ".join(
+            f"{k.split(':')[1]} {v:.1f} s"
+            for k, v in s.timings.items()
+            if k.startswith("simulate:")
+        )
+        + ")"
+        + "".join(
+            f", {k} {s.timings[k]:.1f} s"
+            for k in ("tables", "verify", "figures", "total")
+            if k in s.timings
+        )
+        + "\n"
+    )
     if (s.horizon, s.runs) != (PAPER_HORIZON, PAPER_RUNS):
-        add(f"> **Not at the paper's scale** (the paper uses n = {PAPER_HORIZON:,} and "
+        add(
+            f"> **Not at the paper's scale** (the paper uses n = {PAPER_HORIZON:,} and "
             f"{PAPER_RUNS} runs). The z-scores below compare different horizons and are not a "
-            "test of reproduction; this report exercises the pipeline only.\n")
+            "test of reproduction; this report exercises the pipeline only.\n"
+        )
 
     add("## Summary\n")
     add(f"- Table 1 (best-first): {_mark_counts(data['table1'])}.")
@@ -320,106 +410,209 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
     both = data["table1"] + data["table2"]
     if any(r.z is not None for r in both):
         ss = T.sign_summary(both)
-        add(f"- Direction: ours is below the paper in {ss.below} of {ss.cells} cells and above in "
+        add(
+            f"- Direction: ours is below the paper in {ss.below} of {ss.cells} cells and above in "
             f"{ss.above}; mean z = {ss.mean_z:+.2f} (about 0 ± {1 / math.sqrt(ss.cells):.2f} "
-            f"without bias); two-sided sign test p = {ss.p_value:.2g}.")
+            f"without bias); two-sided sign test p = {ss.p_value:.2g}."
+        )
     dis = [r for r in both if r.mark in ("disagree", "borderline")]
     for r in dis:
-        add(f"  - {r.table} L={r.L} K={r.K} Δ={r.delta:g} {r.policy}: ours "
+        add(
+            f"  - {r.table} L={r.L} K={r.K} Δ={r.delta:g} {r.policy}: ours "
             f"{T.fmt_pm(r.ours_mean, r.ours_se)} vs paper {T.fmt_pm(r.paper_mean, r.paper_se)}, "
-            f"z = {T.fmt(r.z, 2)} ({r.mark})")
+            f"z = {T.fmt(r.z, 2)} ({r.mark})"
+        )
     if data["dbn"]:
         rs = ", ".join(f"{r.ratio:.2f}" for r in data["dbn"])
-        add(f"- Figure 1: RankedKL-UCB / CascadeKL-UCB regret at n = {data['dbn'][0].n:,}: {rs} "
-            f"(paper: about {f1['ranked_over_cascade']:g}).")
+        add(
+            f"- Figure 1: RankedKL-UCB / CascadeKL-UCB regret at n = {data['dbn'][0].n:,}: {rs} "
+            f"(paper: about {f1['ranked_over_cascade']:g})."
+        )
     if data["bounds"]:
         lo = min(b.ucb1_over_theorem2 for b in data["bounds"] if b.ucb1_mean is not None)
         hi = max(b.ucb1_over_theorem2 for b in data["bounds"] if b.ucb1_mean is not None)
         klo = min(b.klucb_over_theorem3 for b in data["bounds"] if b.klucb_mean is not None)
         khi = max(b.klucb_over_theorem3 for b in data["bounds"] if b.klucb_mean is not None)
-        add(f"- Upper bounds hold with room: CascadeUCB1 / Theorem 2 = {lo:.3f} to {hi:.3f}; "
-            f"CascadeKL-UCB / Theorem 3 = {klo:.3f} to {khi:.3f}.")
+        add(
+            f"- Upper bounds hold with room: CascadeUCB1 / Theorem 2 = {lo:.3f} to {hi:.3f}; "
+            f"CascadeKL-UCB / Theorem 3 = {klo:.3f} to {khi:.3f}."
+        )
     add("")
 
-    for name, title in (("table1", "Table 1: best-first order (Section 5.1)"),
-                        ("table2", "Table 2: worst-first order (Section 5.2)")):
+    for name, title in (
+        ("table1", "Table 1: best-first order (Section 5.1)"),
+        ("table2", "Table 2: worst-first order (Section 5.2)"),
+    ):
         meta = table_meta(name)
         add(f"## {title}\n")
-        add(f"Regret at n = {s.horizon:,} on B_LB(L, K, p = {meta['p']:g}, Δ), mean ± standard "
+        add(
+            f"Regret at n = {s.horizon:,} on B_LB(L, K, p = {meta['p']:g}, Δ), mean ± standard "
             f"error over {s.runs} runs, next to the paper's (n = {meta['horizon']:,}, "
             f"{meta['runs']} runs). z = (ours − paper) / sqrt(se_ours² + se_paper²); "
-            "|z| < 2 ok, < 3 borderline, else disagree.\n")
+            "|z| < 2 ok, < 3 borderline, else disagree.\n"
+        )
         add(_table_md(data[name]) + "\n")
 
     add("## Bounds against the evidence (Table 1 rows)\n")
-    add("Theorem 4's lower bound is asymptotic (liminf R(n)/log n ≥ coefficient, for consistent "
+    add(
+        "Theorem 4's lower bound is asymptotic (liminf R(n)/log n ≥ coefficient, for consistent "
         "algorithms); it is shown as coefficient × log n at the horizon. Theorem 3 is evaluated "
         "with its constant C = K L C₂(ε)/n^β(ε) + 7 K log log n at the ε that minimises the bound "
-        "at n. Ratios are empirical mean regret / bound.\n")
+        "at n. Ratios are empirical mean regret / bound.\n"
+    )
     rows = []
     for b in data["bounds"]:
-        rows.append([str(b.L), str(b.K), f"{b.delta:g}", f"{b.n:,}",
-                     T.fmt_sig(b.theorem4_coefficient), T.fmt_sig(b.theorem4),
-                     T.fmt_sig(b.theorem2), T.fmt_sig(b.theorem3), T.fmt_sig(b.theorem3_eps, 3),
-                     T.fmt_sig(b.theorem3_C), T.fmt(b.ucb1_over_theorem2, 3),
-                     T.fmt(b.klucb_over_theorem3, 3), T.fmt(b.ucb1_over_theorem4, 2),
-                     T.fmt(b.klucb_over_theorem4, 2)])
-    add(T.markdown_table(["L", "K", "Δ", "n", "Thm 4 coef", "Thm 4 at n", "Thm 2 at n",
-                          "Thm 3 at n", "ε*", "C", "UCB1 / Thm 2", "KL-UCB / Thm 3",
-                          "UCB1 / Thm 4", "KL-UCB / Thm 4"], rows) + "\n")
+        rows.append(
+            [
+                str(b.L),
+                str(b.K),
+                f"{b.delta:g}",
+                f"{b.n:,}",
+                T.fmt_sig(b.theorem4_coefficient),
+                T.fmt_sig(b.theorem4),
+                T.fmt_sig(b.theorem2),
+                T.fmt_sig(b.theorem3),
+                T.fmt_sig(b.theorem3_eps, 3),
+                T.fmt_sig(b.theorem3_C),
+                T.fmt(b.ucb1_over_theorem2, 3),
+                T.fmt(b.klucb_over_theorem3, 3),
+                T.fmt(b.ucb1_over_theorem4, 2),
+                T.fmt(b.klucb_over_theorem4, 2),
+            ]
+        )
+    add(
+        T.markdown_table(
+            [
+                "L",
+                "K",
+                "Δ",
+                "n",
+                "Thm 4 coef",
+                "Thm 4 at n",
+                "Thm 2 at n",
+                "Thm 3 at n",
+                "ε*",
+                "C",
+                "UCB1 / Thm 2",
+                "KL-UCB / Thm 3",
+                "UCB1 / Thm 4",
+                "KL-UCB / Thm 4",
+            ],
+            rows,
+        )
+        + "\n"
+    )
     if "bounds_vs_empirical" in figures:
         add("![Regret against n with the bounds](figures/bounds_vs_empirical.png)\n")
-        add("*Regret against n (log-log) for every Table 1 configuration: mean over runs with "
+        add(
+            "*Regret against n (log-log) for every Table 1 configuration: mean over runs with "
             "95% bands (solid), Theorems 2, 3 and the asymptotic Theorem 4 rate (dashed).* "
-            "([PDF](figures/bounds_vs_empirical.pdf))\n")
+            "([PDF](figures/bounds_vs_empirical.pdf))\n"
+        )
 
     add("## Scaling in L, Δ and K against the bounds\n")
-    add("Ratio of regret at the horizon between two Table 1 configurations that differ in one "
+    add(
+        "Ratio of regret at the horizon between two Table 1 configurations that differ in one "
         "parameter, against the ratio of the bounds' log n coefficients (Theorem 2: Σ 12/Δ; "
-        "Theorem 3 at ε = 0; Theorem 4).\n")
+        "Theorem 3 at ε = 0; Theorem 4).\n"
+    )
     kinds = {"L": 0, "Delta": 1, "K": 2}
     scaling = sorted(data["scaling"], key=lambda r: (kinds.get(r.vary, 3), r.fixed, r.frm, r.to))
-    rows = [[r.vary.replace("Delta", "Δ"), r.fixed.replace("delta", "Δ"), f"{r.frm} → {r.to}",
-             r.policy, f"{r.ratio:.3f} ± {r.ratio_se:.3f}",
-             f"{r.predicted_theorem2:.3f}", f"{r.predicted_theorem3:.3f}",
-             f"{r.predicted_theorem4:.3f}"] for r in scaling]
-    add(T.markdown_table(["vary", "fixed", "from → to", "policy", "ours", "Thm 2", "Thm 3", "Thm 4"],
-                         rows, align="llllrrrr") + "\n")
+    rows = [
+        [
+            r.vary.replace("Delta", "Δ"),
+            r.fixed.replace("delta", "Δ"),
+            f"{r.frm} → {r.to}",
+            r.policy,
+            f"{r.ratio:.3f} ± {r.ratio_se:.3f}",
+            f"{r.predicted_theorem2:.3f}",
+            f"{r.predicted_theorem3:.3f}",
+            f"{r.predicted_theorem4:.3f}",
+        ]
+        for r in scaling
+    ]
+    add(
+        T.markdown_table(
+            ["vary", "fixed", "from → to", "policy", "ours", "Thm 2", "Thm 3", "Thm 4"],
+            rows,
+            align="llllrrrr",
+        )
+        + "\n"
+    )
     if "scaling" in figures:
         add("![Scaling](figures/scaling.png)\n")
 
     add("## Worst-first against best-first (Table 2 / Table 1)\n")
-    rows = [[str(r.L), str(r.K), f"{r.delta:g}", r.policy, f"{r.ratio:.3f} ± {r.ratio_se:.3f}",
-             f"{r.paper_ratio:.3f}"] for r in data["order"]]
-    add(T.markdown_table(["L", "K", "Δ", "policy", "ours worst/best", "paper worst/best"], rows,
-                         align="rrrlrr") + "\n")
+    rows = [
+        [
+            str(r.L),
+            str(r.K),
+            f"{r.delta:g}",
+            r.policy,
+            f"{r.ratio:.3f} ± {r.ratio_se:.3f}",
+            f"{r.paper_ratio:.3f}",
+        ]
+        for r in data["order"]
+    ]
+    add(
+        T.markdown_table(
+            ["L", "K", "Δ", "policy", "ours worst/best", "paper worst/best"], rows, align="rrrlrr"
+        )
+        + "\n"
+    )
     if "order" in figures:
         add("![Worst-first against best-first](figures/order.png)\n")
 
     add("## Figure 1: the DBN model, CascadeKL-UCB against RankedKL-UCB (Sections 5.3-5.4)\n")
-    add(f"DBN click model on B_LB(L = {f1['L']}, K = {f1['K']}, p = {f1['p']:g}, "
+    add(
+        f"DBN click model on B_LB(L = {f1['L']}, K = {f1['K']}, p = {f1['p']:g}, "
         f"Δ = {f1['delta']:g}) with satisfaction ν and persistence γ. The ratio is paired over "
-        "runs (both policies face the same users).\n")
-    rows = [[f"{r.nu:g}", f"{r.gamma:g}", T.fmt_pm(r.cascade_mean, r.cascade_se),
-             T.fmt_pm(r.ranked_mean, r.ranked_se), f"{r.ratio:.2f} ± {r.ratio_se:.2f}",
-             "yes" if r.about_three else "no"] for r in data["dbn"]]
-    add(T.markdown_table(["ν", "γ", "CascadeKL-UCB", "RankedKL-UCB", "ranked / cascade",
-                          f"in [{T.ABOUT_THREE[0]}, {T.ABOUT_THREE[1]}]"], rows) + "\n")
+        "runs (both policies face the same users).\n"
+    )
+    rows = [
+        [
+            f"{r.nu:g}",
+            f"{r.gamma:g}",
+            T.fmt_pm(r.cascade_mean, r.cascade_se),
+            T.fmt_pm(r.ranked_mean, r.ranked_se),
+            f"{r.ratio:.2f} ± {r.ratio_se:.2f}",
+            "yes" if r.about_three else "no",
+        ]
+        for r in data["dbn"]
+    ]
+    add(
+        T.markdown_table(
+            [
+                "ν",
+                "γ",
+                "CascadeKL-UCB",
+                "RankedKL-UCB",
+                "ranked / cascade",
+                f"in [{T.ABOUT_THREE[0]}, {T.ABOUT_THREE[1]}]",
+            ],
+            rows,
+        )
+        + "\n"
+    )
     if "figure1" in figures:
         add("![Figure 1](figures/figure1.png)\n")
 
     if "policies" in figures:
         add("## CascadeTS alongside the paper's policies\n")
-        add("Thompson sampling with Beta(1 + clicks, 1 + non-clicks) posteriors, same observation "
-            "model, best-first, on Table 1 configurations.\n")
+        add(
+            "Thompson sampling with Beta(1 + clicks, 1 + non-clicks) posteriors, same observation "
+            "model, best-first, on Table 1 configurations.\n"
+        )
         rows = []
         for L, K, d in POLICY_PANELS:
             for pol in ("cascade-ucb1", "cascade-klucb", "cascade-ts"):
-                r = T.select_one(data["all"], model="cascade", order="best-first", L=L, K=K,
-                                 delta=d, policy=pol)
+                r = T.select_one(
+                    data["all"], model="cascade", order="best-first", L=L, K=K, delta=d, policy=pol
+                )
                 if r is not None:
-                    rows.append([str(L), str(K), f"{d:g}", pol,
-                                 T.fmt_pm(*T.mean_se(T.final_regret(r)))])
+                    rows.append(
+                        [str(L), str(K), f"{d:g}", pol, T.fmt_pm(*T.mean_se(T.final_regret(r)))]
+                    )
         add(T.markdown_table(["L", "K", "Δ", "policy", "regret at n"], rows, align="rrrlr") + "\n")
         add("![CascadeTS](figures/policies.png)\n")
 
@@ -431,12 +624,21 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
 def to_json(s: Settings, data: dict, verify_data: dict, figures: dict) -> dict:
     """Every number of the report, JSON-ready."""
     return {
-        "citation": citation(), "git_commit": _git_commit(), "horizon": s.horizon,
-        "runs": s.runs, "seed": s.seed, "results_dir": str(s.results), "timings": s.timings,
-        "table1": T.as_dicts(data["table1"]), "table2": T.as_dicts(data["table2"]),
-        "bounds": T.as_dicts(data["bounds"]), "scaling": T.as_dicts(data["scaling"]),
-        "order": T.as_dicts(data["order"]), "dbn": T.as_dicts(data["dbn"]),
-        "verify": verify_data, "figures": figures,
+        "citation": citation(),
+        "git_commit": _git_commit(),
+        "horizon": s.horizon,
+        "runs": s.runs,
+        "seed": s.seed,
+        "results_dir": str(s.results),
+        "timings": s.timings,
+        "table1": T.as_dicts(data["table1"]),
+        "table2": T.as_dicts(data["table2"]),
+        "bounds": T.as_dicts(data["bounds"]),
+        "scaling": T.as_dicts(data["scaling"]),
+        "order": T.as_dicts(data["order"]),
+        "dbn": T.as_dicts(data["dbn"]),
+        "verify": verify_data,
+        "figures": figures,
     }
 
 
@@ -449,7 +651,8 @@ def draw_figures(data: dict) -> dict:
     if data["bounds"]:
         figs["bounds_vs_empirical"] = F.bounds_vs_empirical(
             [r for r in allres if r.params.get("policy") in ("cascade-ucb1", "cascade-klucb")],
-            data["curves"])
+            data["curves"],
+        )
     if data["scaling"]:
         figs["scaling"] = F.scaling_figure(data["scaling"])
     if data["order"]:
@@ -459,9 +662,22 @@ def draw_figures(data: dict) -> dict:
     return figs
 
 
-def build_report(out, *, results_dir=None, quick=False, runs=None, horizon=None, seed=0,
-                 workers=None, scheduler=None, overwrite=False, progress=True,
-                 verify_examples=None, curve_points=None, command="") -> Path:
+def build_report(
+    out,
+    *,
+    results_dir=None,
+    quick=False,
+    runs=None,
+    horizon=None,
+    seed=0,
+    workers=None,
+    scheduler=None,
+    overwrite=False,
+    progress=True,
+    verify_examples=None,
+    curve_points=None,
+    command="",
+) -> Path:
     """Run or reuse the experiments and write the report into ``out``; returns ``out/report.md``.
 
     Parameters
@@ -485,9 +701,21 @@ def build_report(out, *, results_dir=None, quick=False, runs=None, horizon=None,
     curve_points : int, optional
         Horizons at which the bound curves are evaluated (default 12, quick 6).
     """
-    s = Settings(out=out, results=results_dir, quick=quick, runs=runs, horizon=horizon, seed=seed,
-                 workers=workers, scheduler=scheduler, overwrite=overwrite, progress=progress,
-                 verify_examples=verify_examples, curve_points=curve_points, command=command)
+    s = Settings(
+        out=out,
+        results=results_dir,
+        quick=quick,
+        runs=runs,
+        horizon=horizon,
+        seed=seed,
+        workers=workers,
+        scheduler=scheduler,
+        overwrite=overwrite,
+        progress=progress,
+        verify_examples=verify_examples,
+        curve_points=curve_points,
+        command=command,
+    )
     check_writable(s.out, s.overwrite)
     t0 = time.perf_counter()
     results = run_experiments(s)
@@ -507,8 +735,10 @@ def build_report(out, *, results_dir=None, quick=False, runs=None, horizon=None,
     def write_text(text):
         return lambda tmp: Path(tmp).write_text(text, encoding="utf-8")
 
-    _atomic_write(s.out / "report.json", write_text(json.dumps(js, indent=1, allow_nan=False,
-                                                               default=_json_default) + "\n"))
+    _atomic_write(
+        s.out / "report.json",
+        write_text(json.dumps(js, indent=1, allow_nan=False, default=_json_default) + "\n"),
+    )
     _atomic_write(s.out / "report.md", write_text(md))
     return s.out / "report.md"
 

@@ -29,8 +29,14 @@ COLUMN, PAGE = 3.25, 6.75  # inches
 
 #: Okabe & Ito (2008) colourblind-safe palette
 OKABE_ITO = {
-    "black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73",
-    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7",
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
 }
 
 #: colour, line style and legend label per policy
@@ -49,11 +55,21 @@ BOUND_STYLE = {
 }
 
 STYLE = {
-    "font.size": 7.5, "axes.titlesize": 7.5, "axes.labelsize": 7.5, "legend.fontsize": 6.5,
-    "xtick.labelsize": 6.5, "ytick.labelsize": 6.5, "lines.linewidth": 1.2,
-    "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
-    "axes.grid": True, "grid.alpha": 0.25, "grid.linewidth": 0.5,
-    "savefig.dpi": 200, "pdf.fonttype": 42,
+    "font.size": 7.5,
+    "axes.titlesize": 7.5,
+    "axes.labelsize": 7.5,
+    "legend.fontsize": 6.5,
+    "xtick.labelsize": 6.5,
+    "ytick.labelsize": 6.5,
+    "lines.linewidth": 1.2,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "axes.grid": True,
+    "grid.alpha": 0.25,
+    "grid.linewidth": 0.5,
+    "savefig.dpi": 200,
+    "pdf.fonttype": 42,
 }
 
 Z95 = 1.96
@@ -97,8 +113,9 @@ def _bound_lines(ax, curves, keys=("theorem4", "theorem2", "theorem3")):
             ax.plot(n, v, color=color, linestyle="--", linewidth=0.9, label=label)
 
 
-def regret_curves(results, *, bounds=None, ax=None, logx=True, logy=False, title=None,
-                  legend=True, tmin=1):
+def regret_curves(
+    results, *, bounds=None, ax=None, logx=True, logy=False, title=None, legend=True, tmin=1
+):
     """Cumulative regret against n for several cells, with optional dashed bound curves.
 
     Parameters
@@ -163,8 +180,11 @@ def figure1(results, rows=None, *, axes=None):
         for i, nu in enumerate(meta["nu"]):
             for j, gamma in enumerate(meta["gamma"]):
                 ax = axes[i, j]
-                cells = [r for pol in ("cascade-klucb", "ranked-klucb")
-                         for r in T.select(results, model="dbn", nu=nu, gamma=gamma, policy=pol)]
+                cells = [
+                    r
+                    for pol in ("cascade-klucb", "ranked-klucb")
+                    for r in T.select(results, model="dbn", nu=nu, gamma=gamma, policy=pol)
+                ]
                 regret_curves(cells, ax=ax, logx=False, legend=False)
                 ax.set_title(f"ν = {nu:g}, γ = {gamma:g}")
                 ax.set_xlabel("step n" if i == 1 else "")
@@ -173,8 +193,15 @@ def figure1(results, rows=None, *, axes=None):
                 r = ratio.get((float(nu), float(gamma)))
                 if r is not None:
                     # between the two curves: ranked ends near the top, cascade near the bottom
-                    ax.text(0.97, 0.3, f"ranked / cascade\n{r.ratio:.2f} ± {r.ratio_se:.2f}",
-                            transform=ax.transAxes, ha="right", va="bottom", fontsize=6)
+                    ax.text(
+                        0.97,
+                        0.3,
+                        f"ranked / cascade\n{r.ratio:.2f} ± {r.ratio_se:.2f}",
+                        transform=ax.transAxes,
+                        ha="right",
+                        va="bottom",
+                        fontsize=6,
+                    )
                 ax.set_ylim(bottom=0)
         handles, labels = axes[0, 0].get_legend_handles_labels()
         if handles:
@@ -207,11 +234,18 @@ def bounds_vs_empirical(results, curves, *, axes=None, order="best-first"):
             for j, K in enumerate(cols_spec):
                 ax = axes[i, j]
                 cells = T.select(results, model="cascade", order=order, L=L, K=K, delta=delta)
-                cells = sorted(cells, key=lambda r: list(POLICY_STYLE).index(r.params["policy"])
-                               if r.params["policy"] in POLICY_STYLE else 99)
+                cells = sorted(
+                    cells,
+                    key=lambda r: (
+                        list(POLICY_STYLE).index(r.params["policy"])
+                        if r.params["policy"] in POLICY_STYLE
+                        else 99
+                    ),
+                )
                 # from n = 10, where the bound curves start; log y keeps 10 to 1e4 readable
-                regret_curves(cells, bounds=curves.get((L, K, delta)), ax=ax, logy=True,
-                              legend=False, tmin=10)
+                regret_curves(
+                    cells, bounds=curves.get((L, K, delta)), ax=ax, logy=True, legend=False, tmin=10
+                )
                 ax.set_title(f"L = {L}, K = {K}, Δ = {delta:g}")
                 ax.set_xlabel("step n" if i == 2 else "")
                 ax.set_ylabel("regret" if j == 0 else "")
@@ -220,15 +254,25 @@ def bounds_vs_empirical(results, curves, *, axes=None, order="best-first"):
             for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
                 seen.setdefault(lab, h)
         if seen:
-            fig.legend(list(seen.values()), list(seen), loc="outside lower center",
-                       ncol=min(len(seen), 6))
+            fig.legend(
+                list(seen.values()), list(seen), loc="outside lower center", ncol=min(len(seen), 6)
+            )
     return fig
 
 
 def _errorbar_points(ax, x, y, err, *, color, marker, label, filled=True):
-    ax.errorbar(x, y, yerr=Z95 * np.nan_to_num(np.asarray(err, dtype=np.float64)), fmt=marker,
-                color=color, markersize=3.5, capsize=1.5, linewidth=0.9, label=label,
-                markerfacecolor=color if filled else "white")
+    ax.errorbar(
+        x,
+        y,
+        yerr=Z95 * np.nan_to_num(np.asarray(err, dtype=np.float64)),
+        fmt=marker,
+        color=color,
+        markersize=3.5,
+        capsize=1.5,
+        linewidth=0.9,
+        label=label,
+        markerfacecolor=color if filled else "white",
+    )
 
 
 def _scaling_label(r) -> str:
@@ -253,8 +297,11 @@ def scaling_figure(rows, *, axes=None):
     rows : list of :class:`reports.tables.ScalingRow`
     axes : sequence of 3 Axes, optional
     """
-    kinds = [("L", "L: 16 → 32 (Δ = 0.15)"), ("Delta", "Δ: 0.15 → 0.075 (L = 16)"),
-             ("K", "K: 2 → 4 and 2 → 8")]
+    kinds = [
+        ("L", "L: 16 → 32 (Δ = 0.15)"),
+        ("Delta", "Δ: 0.15 → 0.075 (L = 16)"),
+        ("K", "K: 2 → 4 and 2 → 8"),
+    ]
     with _style():
         if axes is None:
             fig = Figure(figsize=(PAGE, 2.5), layout="constrained")
@@ -271,19 +318,32 @@ def scaling_figure(rows, *, axes=None):
             for k, (lab, r) in enumerate(first.items()):
                 x0 = x[lab]
                 for key, color, ls, lo, hi, name in (
-                        ("predicted_theorem2", OKABE_ITO["vermillion"], "--", -0.42, -0.02, "Thm 2"),
-                        ("predicted_theorem3", OKABE_ITO["blue"], "--", 0.02, 0.42, "Thm 3"),
-                        ("predicted_theorem4", OKABE_ITO["black"], ":", -0.42, 0.42, "Thm 4")):
-                    ax.plot([x0 + lo, x0 + hi], [getattr(r, key)] * 2, color=color, linestyle=ls,
-                            linewidth=1.1, label=f"{name} predicts" if k == 0 else None)
+                    ("predicted_theorem2", OKABE_ITO["vermillion"], "--", -0.42, -0.02, "Thm 2"),
+                    ("predicted_theorem3", OKABE_ITO["blue"], "--", 0.02, 0.42, "Thm 3"),
+                    ("predicted_theorem4", OKABE_ITO["black"], ":", -0.42, 0.42, "Thm 4"),
+                ):
+                    ax.plot(
+                        [x0 + lo, x0 + hi],
+                        [getattr(r, key)] * 2,
+                        color=color,
+                        linestyle=ls,
+                        linewidth=1.1,
+                        label=f"{name} predicts" if k == 0 else None,
+                    )
             for off, pol in ((-0.22, "cascade-ucb1"), (0.22, "cascade-klucb")):
                 pr = [r for r in rs if r.policy == pol]
                 if not pr:
                     continue
                 color, _, label = _policy_style(pol)
-                _errorbar_points(ax, [x[_scaling_label(r)] + off for r in pr],
-                                 [r.ratio for r in pr], [r.ratio_se for r in pr],
-                                 color=color, marker="o", label=label)
+                _errorbar_points(
+                    ax,
+                    [x[_scaling_label(r)] + off for r in pr],
+                    [r.ratio for r in pr],
+                    [r.ratio_se for r in pr],
+                    color=color,
+                    marker="o",
+                    label=label,
+                )
             ax.set_xticks(range(len(labels)), labels, fontsize=6)
             ax.set_xlim(-0.6, len(labels) - 0.4)
             ax.set_title(title)
@@ -321,13 +381,33 @@ def order_figure(rows, *, ax=None):
                 continue
             color, _, label = _policy_style(pol)
             xs = [x[(r.L, r.K, r.delta)] + off for r in pr]
-            _errorbar_points(ax, xs, [r.ratio for r in pr], [r.ratio_se for r in pr],
-                             color=color, marker="o", label=f"{label} (ours)")
-            ax.plot(xs, [r.paper_ratio for r in pr], linestyle="none", marker="D", markersize=3.5,
-                    markerfacecolor="white", markeredgecolor=color, label=f"{label} (paper)")
+            _errorbar_points(
+                ax,
+                xs,
+                [r.ratio for r in pr],
+                [r.ratio_se for r in pr],
+                color=color,
+                marker="o",
+                label=f"{label} (ours)",
+            )
+            ax.plot(
+                xs,
+                [r.paper_ratio for r in pr],
+                linestyle="none",
+                marker="D",
+                markersize=3.5,
+                markerfacecolor="white",
+                markeredgecolor=color,
+                label=f"{label} (paper)",
+            )
         ax.axhline(1.0, color="0.6", linewidth=0.6)
-        ax.set_xticks(range(len(configs)), [f"{L}/{K}/{d:g}" for L, K, d in configs],
-                      rotation=45, ha="right", fontsize=6)
+        ax.set_xticks(
+            range(len(configs)),
+            [f"{L}/{K}/{d:g}" for L, K, d in configs],
+            rotation=45,
+            ha="right",
+            fontsize=6,
+        )
         ax.set_xlabel("L / K / Δ")
         ax.set_ylabel("worst-first / best-first")
         ax.set_ylim(bottom=0)
@@ -356,10 +436,16 @@ def policies_figure(results, configs, *, axes=None, order="best-first"):
             fig = axes.flat[0].figure
         for ax, (L, K, delta) in zip(axes.flat, configs, strict=False):
             cells = T.select(results, model="cascade", order=order, L=L, K=K, delta=delta)
-            cells = sorted(cells, key=lambda r: list(POLICY_STYLE).index(r.params["policy"])
-                           if r.params["policy"] in POLICY_STYLE else 99)
+            cells = sorted(
+                cells,
+                key=lambda r: (
+                    list(POLICY_STYLE).index(r.params["policy"])
+                    if r.params["policy"] in POLICY_STYLE
+                    else 99
+                ),
+            )
             regret_curves(cells, ax=ax, legend=False, title=f"L = {L}, K = {K}, Δ = {delta:g}")
-        for ax in list(axes.flat)[len(configs):]:
+        for ax in list(axes.flat)[len(configs) :]:
             ax.set_visible(False)
         seen = {}
         for ax in axes.flat:

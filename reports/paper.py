@@ -64,13 +64,22 @@ def paper_table(name: str) -> list[PaperCell]:
     for row in _raw()["tables"][name]["rows"]:
         for pol in TABLE_POLICIES:
             mean, se = row[pol]
-            out.append(PaperCell(name, int(row["L"]), int(row["K"]), float(row["delta"]),
-                                 pol, float(mean), float(se)))
+            out.append(
+                PaperCell(
+                    name,
+                    int(row["L"]),
+                    int(row["K"]),
+                    float(row["delta"]),
+                    pol,
+                    float(mean),
+                    float(se),
+                )
+            )
     return out
 
 
 def figure1_meta() -> dict:
-    """Figure 1 settings (L, K, Delta, p, nu and gamma grids) and the quoted ranked/cascade ratio."""
+    """Figure 1 settings (L, K, Delta, p, nu and gamma grids) and the quoted ranked/cascade."""
     return dict(_raw()["figure1"])
 
 

@@ -117,8 +117,11 @@ def _same(x, y) -> bool:
 
 def select(results, **params) -> list:
     """Results whose ``params`` match every given key (floats compared to 1e-9 relative)."""
-    return [r for r in results if all(k in r.params and _same(r.params[k], v)
-                                      for k, v in params.items())]
+    return [
+        r
+        for r in results
+        if all(k in r.params and _same(r.params[k], v) for k, v in params.items())
+    ]
 
 
 def select_one(results, **params):
@@ -147,7 +150,11 @@ def curve(result) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if reg.ndim != 2 or reg.shape[1] != t.shape[0]:
         raise ValueError(f"regret shape {reg.shape} does not match {t.shape[0]} checkpoints")
     mean = reg.mean(axis=0)
-    se = reg.std(axis=0, ddof=1) / math.sqrt(reg.shape[0]) if reg.shape[0] > 1 else np.full_like(mean, np.nan)
+    se = (
+        reg.std(axis=0, ddof=1) / math.sqrt(reg.shape[0])
+        if reg.shape[0] > 1
+        else np.full_like(mean, np.nan)
+    )
     return t, mean, se
 
 
@@ -182,16 +189,47 @@ def compare_table(name: str, results) -> list[ComparisonRow]:
     order = table_meta(name)["order"]
     rows = []
     for c in paper_table(name):
-        r = select_one(results, model="cascade", order=order, L=c.L, K=c.K, delta=c.delta,
-                       policy=c.policy)
+        r = select_one(
+            results, model="cascade", order=order, L=c.L, K=c.K, delta=c.delta, policy=c.policy
+        )
         if r is None:
-            rows.append(ComparisonRow(name, c.L, c.K, c.delta, c.policy, c.mean, c.se,
-                                      None, None, None, None, None, "not run"))
+            rows.append(
+                ComparisonRow(
+                    name,
+                    c.L,
+                    c.K,
+                    c.delta,
+                    c.policy,
+                    c.mean,
+                    c.se,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    "not run",
+                )
+            )
             continue
         m, se = mean_se(final_regret(r))
         z = z_score(m, 0.0 if math.isnan(se) else se, c.mean, c.se)
-        rows.append(ComparisonRow(name, c.L, c.K, c.delta, c.policy, c.mean, c.se, m, se,
-                                  int(r.regret.shape[0]), int(r.checkpoints[-1]), z, agreement(z)))
+        rows.append(
+            ComparisonRow(
+                name,
+                c.L,
+                c.K,
+                c.delta,
+                c.policy,
+                c.mean,
+                c.se,
+                m,
+                se,
+                int(r.regret.shape[0]),
+                int(r.checkpoints[-1]),
+                z,
+                agreement(z),
+            )
+        )
     return rows
 
 
@@ -265,7 +303,7 @@ class BoundRow:
 
 
 def bounds_at(L: int, K: int, p: float, delta: float, n: int) -> dict:
-    """Theorem 4 lower bound, Theorem 2 and Theorem 3 (optimised eps) at ``n`` on B_LB(L, K, p, Delta).
+    """Theorem 4 lower bound, Theorems 2 and 3 (optimised eps) at ``n`` on B_LB(L, K, p, Delta).
 
     Returns a dict with keys ``theorem4_coefficient``, ``theorem4``, ``theorem2``,
     ``theorem3``, ``theorem3_eps``, ``theorem3_C`` (all floats).
@@ -286,7 +324,7 @@ def bounds_at(L: int, K: int, p: float, delta: float, n: int) -> dict:
 
 
 def bound_rows(results, *, order: str = "best-first") -> list[BoundRow]:
-    """For each Table 1 configuration with at least one stored cascade result: bounds at the horizon.
+    """Bounds at the horizon for each Table 1 configuration with a stored cascade result.
 
     The horizon ``n`` and ``p`` are read from the stored results (every policy of a row must
     share them); rows are in the paper's order.
@@ -299,23 +337,41 @@ def bound_rows(results, *, order: str = "best-first") -> list[BoundRow]:
         if key in seen:
             continue
         seen.append(key)
-        cells = {pol: select_one(results, model="cascade", order=order, L=c.L, K=c.K,
-                                 delta=c.delta, policy=pol) for pol in TABLE_POLICIES}
+        cells = {
+            pol: select_one(
+                results, model="cascade", order=order, L=c.L, K=c.K, delta=c.delta, policy=pol
+            )
+            for pol in TABLE_POLICIES
+        }
         present = [r for r in cells.values() if r is not None]
         if not present:
             continue
         ns = {int(r.checkpoints[-1]) for r in present}
         ps = {float(r.params.get("p", p_default)) for r in present}
         if len(ns) != 1 or len(ps) != 1:
-            raise ValueError(f"row L={c.L}, K={c.K}, delta={c.delta}: policies differ in horizon "
-                             f"{sorted(ns)} or p {sorted(ps)}")
+            raise ValueError(
+                f"row L={c.L}, K={c.K}, delta={c.delta}: policies differ in horizon "
+                f"{sorted(ns)} or p {sorted(ps)}"
+            )
         n, p = ns.pop(), ps.pop()
-        stats = {pol: (mean_se(final_regret(r)) if r is not None else (None, None))
-                 for pol, r in cells.items()}
-        out.append(BoundRow(c.L, c.K, c.delta, p, n, **bounds_at(c.L, c.K, p, c.delta, n),
-                            ucb1_mean=stats["cascade-ucb1"][0], ucb1_se=stats["cascade-ucb1"][1],
-                            klucb_mean=stats["cascade-klucb"][0],
-                            klucb_se=stats["cascade-klucb"][1]))
+        stats = {
+            pol: (mean_se(final_regret(r)) if r is not None else (None, None))
+            for pol, r in cells.items()
+        }
+        out.append(
+            BoundRow(
+                c.L,
+                c.K,
+                c.delta,
+                p,
+                n,
+                **bounds_at(c.L, c.K, p, c.delta, n),
+                ucb1_mean=stats["cascade-ucb1"][0],
+                ucb1_se=stats["cascade-ucb1"][1],
+                klucb_mean=stats["cascade-klucb"][0],
+                klucb_se=stats["cascade-klucb"][1],
+            )
+        )
     return out
 
 
@@ -347,8 +403,11 @@ def _coefficients(L, K, p, delta) -> tuple[float, float, float]:
     from bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
 
     inst = b_lb(L, K, p, delta)
-    return (float(theorem2_leading_coefficient(inst)), float(theorem3_leading_coefficient(inst)),
-            float(theorem4_coefficient(inst)))
+    return (
+        float(theorem2_leading_coefficient(inst)),
+        float(theorem3_leading_coefficient(inst)),
+        float(theorem4_coefficient(inst)),
+    )
 
 
 def scaling_rows(results, *, order: str = "best-first") -> list[ScalingRow]:
@@ -374,19 +433,32 @@ def scaling_rows(results, *, order: str = "best-first") -> list[ScalingRow]:
         frm, to = (a, b) if ((a[i] < b[i]) != (i == 2)) else (b, a)
         fixed = ", ".join(f"{names[j]}={frm[j]:g}" for j in range(3) if j != i)
         for pol in TABLE_POLICIES:
-            r0 = select_one(results, model="cascade", order=order, L=frm[0], K=frm[1],
-                            delta=frm[2], policy=pol)
-            r1 = select_one(results, model="cascade", order=order, L=to[0], K=to[1],
-                            delta=to[2], policy=pol)
+            r0 = select_one(
+                results, model="cascade", order=order, L=frm[0], K=frm[1], delta=frm[2], policy=pol
+            )
+            r1 = select_one(
+                results, model="cascade", order=order, L=to[0], K=to[1], delta=to[2], policy=pol
+            )
             if r0 is None or r1 is None:
                 continue
             p = float(r0.params.get("p", p_default))
             ratio, se = ratio_of_means(final_regret(r1), final_regret(r0))
             c0 = _coefficients(*frm[:2], p, frm[2])
             c1 = _coefficients(*to[:2], p, to[2])
-            out.append(ScalingRow(
-                "Delta" if names[i] == "delta" else names[i], fixed, f"{frm[i]:g}", f"{to[i]:g}",
-                pol, ratio, se, c1[0] / c0[0], c1[1] / c0[1], c1[2] / c0[2]))
+            out.append(
+                ScalingRow(
+                    "Delta" if names[i] == "delta" else names[i],
+                    fixed,
+                    f"{frm[i]:g}",
+                    f"{to[i]:g}",
+                    pol,
+                    ratio,
+                    se,
+                    c1[0] / c0[0],
+                    c1[1] / c0[1],
+                    c1[2] / c0[2],
+                )
+            )
     return out
 
 
@@ -418,17 +490,44 @@ def order_rows(results) -> list[OrderRow]:
     paper_best = {(c.L, c.K, c.delta, c.policy): c.mean for c in paper_table("table1")}
     out = []
     for c in paper_table("table2"):
-        rb = select_one(results, model="cascade", order="best-first", L=c.L, K=c.K,
-                        delta=c.delta, policy=c.policy)
-        rw = select_one(results, model="cascade", order="worst-first", L=c.L, K=c.K,
-                        delta=c.delta, policy=c.policy)
+        rb = select_one(
+            results,
+            model="cascade",
+            order="best-first",
+            L=c.L,
+            K=c.K,
+            delta=c.delta,
+            policy=c.policy,
+        )
+        rw = select_one(
+            results,
+            model="cascade",
+            order="worst-first",
+            L=c.L,
+            K=c.K,
+            delta=c.delta,
+            policy=c.policy,
+        )
         if rb is None or rw is None:
             continue
         bm, bs = mean_se(final_regret(rb))
         wm, ws = mean_se(final_regret(rw))
         ratio, se = ratio_of_means(final_regret(rw), final_regret(rb))
-        out.append(OrderRow(c.L, c.K, c.delta, c.policy, bm, bs, wm, ws, ratio, se,
-                            c.mean / paper_best[(c.L, c.K, c.delta, c.policy)]))
+        out.append(
+            OrderRow(
+                c.L,
+                c.K,
+                c.delta,
+                c.policy,
+                bm,
+                bs,
+                wm,
+                ws,
+                ratio,
+                se,
+                c.mean / paper_best[(c.L, c.K, c.delta, c.policy)],
+            )
+        )
     return out
 
 
@@ -477,8 +576,20 @@ def dbn_rows(results) -> list[DBNRow]:
             ratio, se = ratio_of_means(a, b, paired=paired)
             cm, cs = mean_se(b)
             rm, rs = mean_se(a)
-            out.append(DBNRow(float(nu), float(gamma), int(rc.checkpoints[-1]), cm, cs, rm, rs,
-                              ratio, se, paired))
+            out.append(
+                DBNRow(
+                    float(nu),
+                    float(gamma),
+                    int(rc.checkpoints[-1]),
+                    cm,
+                    cs,
+                    rm,
+                    rs,
+                    ratio,
+                    se,
+                    paired,
+                )
+            )
     return out
 
 
@@ -568,7 +679,10 @@ def bound_curves(L: int, K: int, p: float, delta: float, ns) -> dict:
         raise ValueError(f"ns must be a non-empty 1-d array of horizons >= 1, got {ns!r}")
     inst = b_lb(L, K, p, delta)
     out = {}
-    for key, fn in (("theorem2", theorem2_bound), ("theorem3", theorem3_bound),
-                    ("theorem4", theorem4_bound)):
+    for key, fn in (
+        ("theorem2", theorem2_bound),
+        ("theorem3", theorem3_bound),
+        ("theorem4", theorem4_bound),
+    ):
         out[key] = (ns, np.array([float(fn(inst, int(n))) for n in ns]))
     return out

@@ -1,4 +1,4 @@
-"""Synthetic results shaped like simulate.results.CellResult, for testing reports without the simulator."""
+"""Synthetic results shaped like simulate.results.CellResult, to test reports without simulating."""
 
 from __future__ import annotations
 
@@ -47,13 +47,27 @@ def two_runs(mean, se):
 
 
 def table_results(name, shift=lambda c: 0.0, horizon=1000):
-    """One fake result per published cell of Table 1 or 2; ours = paper mean + shift(cell), se = paper se."""
+    """One fake result per published cell of Table 1 or 2.
+
+    ours = paper mean + shift(cell), with se = the paper's se.
+    """
     order = table_meta(name)["order"]
     out = []
     for c in paper_table(name):
-        params = {"experiment": name, "model": "cascade", "order": order, "L": c.L, "K": c.K,
-                  "delta": c.delta, "p": 0.2, "policy": c.policy, "nu": 1.0, "gamma": 1.0, "c": 3.0,
-                  "cell_id": f"{name}-{c.L}-{c.K}-{c.delta}-{c.policy}"}
+        params = {
+            "experiment": name,
+            "model": "cascade",
+            "order": order,
+            "L": c.L,
+            "K": c.K,
+            "delta": c.delta,
+            "p": 0.2,
+            "policy": c.policy,
+            "nu": 1.0,
+            "gamma": 1.0,
+            "c": 3.0,
+            "cell_id": f"{name}-{c.L}-{c.K}-{c.delta}-{c.policy}",
+        }
         out.append(make_result(params, two_runs(c.mean + shift(c), c.se), horizon=horizon))
     return out
 
@@ -65,8 +79,18 @@ def dbn_results(ratio=3.0, horizon=1000):
         for gamma in meta["gamma"]:
             base = np.array([100.0, 110.0, 90.0, 105.0])
             for pol, final in (("cascade-klucb", base), ("ranked-klucb", ratio * base)):
-                params = {"experiment": "dbn", "model": "dbn", "order": "best-first", "L": 16, "K": 4,
-                          "delta": 0.15, "p": 0.2, "policy": pol, "nu": nu, "gamma": gamma,
-                          "cell_id": f"dbn-{nu}-{gamma}-{pol}"}
+                params = {
+                    "experiment": "dbn",
+                    "model": "dbn",
+                    "order": "best-first",
+                    "L": 16,
+                    "K": 4,
+                    "delta": 0.15,
+                    "p": 0.2,
+                    "policy": pol,
+                    "nu": nu,
+                    "gamma": gamma,
+                    "cell_id": f"dbn-{nu}-{gamma}-{pol}",
+                }
                 out.append(make_result(params, final, horizon=horizon))
     return out

@@ -1,5 +1,5 @@
 """The report builder: files written, numbers in the Markdown equal to the stored results,
-no silent overwrite. Synthetic results here; tests/reports/test_report_quick.py runs the simulator."""
+no silent overwrite. Synthetic results here; test_report_quick.py runs the simulator."""
 
 import json
 import math
@@ -17,8 +17,12 @@ def _fake_ts(horizon):
     for r in table_results("table1", horizon=horizon):
         if r.params["policy"] != "cascade-klucb":
             continue
-        p = dict(r.params, policy="cascade-ts", experiment="ts",
-                 cell_id=r.params["cell_id"].replace("klucb", "ts"))
+        p = dict(
+            r.params,
+            policy="cascade-ts",
+            experiment="ts",
+            cell_id=r.params["cell_id"].replace("klucb", "ts"),
+        )
         out.append(make_result(p, 0.8 * r.regret[:, -1], horizon=horizon))
     return out
 
@@ -27,9 +31,12 @@ def _fake_ts(horizon):
 def fake_run(monkeypatch):
     horizon = 1000
     shift = {2: 0.0, 4: 0.0, 8: 40.0}  # K = 8 rows of Table 1 deliberately off
-    fakes = {"table1": table_results("table1", shift=lambda c: shift[c.K], horizon=horizon),
-             "table2": table_results("table2", horizon=horizon),
-             "dbn": dbn_results(ratio=2.8, horizon=horizon), "ts": _fake_ts(horizon)}
+    fakes = {
+        "table1": table_results("table1", shift=lambda c: shift[c.K], horizon=horizon),
+        "table2": table_results("table2", horizon=horizon),
+        "dbn": dbn_results(ratio=2.8, horizon=horizon),
+        "ts": _fake_ts(horizon),
+    }
 
     def run_experiments(s):
         s.timings["simulate:fake"] = 0.0
@@ -76,7 +83,9 @@ def test_report_files_and_numbers(tmp_path, fake_run):
     for row in rows:
         L, K, d = int(row[0]), int(row[1]), float(row[2])
         for col, pol in ((3, "cascade-ucb1"), (7, "cascade-klucb")):
-            r = T.select_one(allres, model="cascade", order="best-first", L=L, K=K, delta=d, policy=pol)
+            r = T.select_one(
+                allres, model="cascade", order="best-first", L=L, K=K, delta=d, policy=pol
+            )
             m, se = T.mean_se(r.regret[:, -1])
             assert row[col] == f"{m:.1f} ± {se:.1f}"
             z = 40 / math.hypot(se, se) if K == 8 else 0.0  # ours se = paper se by construction
@@ -102,8 +111,7 @@ def test_refuses_to_overwrite(tmp_path, fake_run, monkeypatch):
     with pytest.raises(ValueError, match="--overwrite"):
         B.build_report(out, runs=2, horizon=1000, progress=False, curve_points=3)
     assert (out / "report.md").read_bytes() == before
-    B.build_report(out, runs=2, horizon=1000, progress=False, overwrite=True,
-                   curve_points=3)
+    B.build_report(out, runs=2, horizon=1000, progress=False, overwrite=True, curve_points=3)
     # a user's own unrelated file is never touched, and a lone figure also blocks
     out2 = tmp_path / "rep2"
     (out2 / "figures").mkdir(parents=True)

@@ -31,8 +31,20 @@ TINY = r"""
 def test_parser_on_a_hand_written_table():
     rows = parse_tex_table(TINY, "tab:x")
     assert rows == [
-        {"L": 16, "K": 2, "delta": 0.15, "cascade-ucb1": (1290.1, 11.3), "cascade-klucb": (357.9, 5.5)},
-        {"L": 32, "K": 8, "delta": 0.075, "cascade-ucb1": (2.5, 0.25), "cascade-klucb": (1.0, 16.3)},
+        {
+            "L": 16,
+            "K": 2,
+            "delta": 0.15,
+            "cascade-ucb1": (1290.1, 11.3),
+            "cascade-klucb": (357.9, 5.5),
+        },
+        {
+            "L": 32,
+            "K": 8,
+            "delta": 0.075,
+            "cascade-ucb1": (2.5, 0.25),
+            "cascade-klucb": (1.0, 16.3),
+        },
     ]
 
 
@@ -49,9 +61,7 @@ def test_typed_tables_match_the_tex(name):
     parsed = parse_tex_table(TEX.read_text(encoding="utf-8"), table_meta(name)["label"])
     typed = paper_table(name)
     assert len(parsed) == 9 and len(typed) == 18
-    flat = [
-        (r["L"], r["K"], r["delta"], pol, *r[pol]) for r in parsed for pol in TABLE_POLICIES
-    ]
+    flat = [(r["L"], r["K"], r["delta"], pol, *r[pol]) for r in parsed for pol in TABLE_POLICIES]
     assert flat == [(c.L, c.K, c.delta, c.policy, c.mean, c.se) for c in typed]
 
 

@@ -21,8 +21,15 @@ def quick_report(tmp_path_factory):
 
 def test_quick_report_contents(quick_report):
     out, md = quick_report
-    for heading in ("## Table 1", "## Table 2", "## Bounds against the evidence", "## Scaling",
-                    "## Worst-first", "## Figure 1", "## Verification"):
+    for heading in (
+        "## Table 1",
+        "## Table 2",
+        "## Bounds against the evidence",
+        "## Scaling",
+        "## Worst-first",
+        "## Figure 1",
+        "## Verification",
+    ):
         assert heading in md
     for stem in ("figure1", "bounds_vs_empirical", "scaling", "order"):
         png = (out / "figures" / f"{stem}.png").read_bytes()
@@ -43,8 +50,15 @@ def test_quick_report_numbers_match_stored_results(quick_report):
         order = "best-first" if name == "table1" else "worst-first"
         assert len(js[name]) == 18
         for row in js[name]:
-            r = T.select_one(stored, model="cascade", order=order, L=row["L"], K=row["K"],
-                             delta=row["delta"], policy=row["policy"])
+            r = T.select_one(
+                stored,
+                model="cascade",
+                order=order,
+                L=row["L"],
+                K=row["K"],
+                delta=row["delta"],
+                policy=row["policy"],
+            )
             assert r is not None and r.regret.shape == (B.QUICK_RUNS, r.checkpoints.size)
             assert row["ours_mean"] == pytest.approx(r.mean_regret, rel=1e-12)
             assert row["ours_se"] == pytest.approx(r.stderr, rel=1e-12)
@@ -59,8 +73,9 @@ def test_stored_results_at_another_scale_are_refused_not_replaced(quick_report, 
     stored = out / "results"
     before = sorted(p.stat().st_mtime_ns for p in stored.rglob("*.npz"))
     with pytest.raises(ValueError, match="another --results directory"):
-        B.build_report(tmp_path / "other", results_dir=stored, quick=True, runs=4, workers=1,
-                       progress=False)
+        B.build_report(
+            tmp_path / "other", results_dir=stored, quick=True, runs=4, workers=1, progress=False
+        )
     assert sorted(p.stat().st_mtime_ns for p in stored.rglob("*.npz")) == before
 
 
@@ -69,7 +84,14 @@ def test_rebuild_reuses_stored_results(quick_report, tmp_path, monkeypatch):
     # the tables only: no figures, no verify
     monkeypatch.setattr(B, "draw_figures", lambda data: {})
     monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "test"})
-    md2 = B.build_report(tmp_path / "again", results_dir=out / "results", quick=True, workers=1,
-                         progress=False, seed=3, curve_points=2).read_text(encoding="utf-8")
+    md2 = B.build_report(
+        tmp_path / "again",
+        results_dir=out / "results",
+        quick=True,
+        workers=1,
+        progress=False,
+        seed=3,
+        curve_points=2,
+    ).read_text(encoding="utf-8")
     t1 = md.split("## Table 1")[1].split("## Bounds")[0]
     assert t1 == md2.split("## Table 1")[1].split("## Bounds")[0]

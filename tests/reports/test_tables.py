@@ -5,11 +5,11 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from _report_fakes import dbn_results, make_result, table_results
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from reports import tables as T
-from _report_fakes import dbn_results, make_result, table_results
 
 
 def test_mean_se_by_hand():
@@ -52,7 +52,8 @@ def samples(draw):
     n = draw(st.integers(2, 30))
     el = st.floats(0.5, 1e4, allow_nan=False)
     return np.array(draw(st.lists(el, min_size=n, max_size=n))), np.array(
-        draw(st.lists(el, min_size=n, max_size=n)))
+        draw(st.lists(el, min_size=n, max_size=n))
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -66,7 +67,9 @@ def test_ratio_delta_method_matches_mpmath(ab):
     vb = mpmath.fsum([(x - mb) ** 2 for x in b]) / (len(b) - 1) / len(b)
     R = ma / mb
     assert r == pytest.approx(float(R), rel=1e-12)
-    assert se == pytest.approx(float(mpmath.sqrt(va / mb**2 + R**2 * vb / mb**2)), rel=1e-9, abs=1e-12)
+    assert se == pytest.approx(
+        float(mpmath.sqrt(va / mb**2 + R**2 * vb / mb**2)), rel=1e-9, abs=1e-12
+    )
     # pairing with itself leaves no error in the ratio
     assert T.ratio_of_means(a, a, paired=True)[1] == pytest.approx(0.0, abs=1e-9)
 
@@ -155,19 +158,30 @@ def test_bound_rows_match_the_theorems_by_hand(t1):
     pytest.importorskip("bounds.lower")
     rows = T.bound_rows(t1)
     assert [(r.L, r.K, r.delta) for r in rows] == [
-        (16, 2, 0.15), (16, 4, 0.15), (16, 8, 0.15), (32, 2, 0.15), (32, 4, 0.15), (32, 8, 0.15),
-        (16, 2, 0.075), (16, 4, 0.075), (16, 8, 0.075)]
+        (16, 2, 0.15),
+        (16, 4, 0.15),
+        (16, 8, 0.15),
+        (32, 2, 0.15),
+        (32, 4, 0.15),
+        (32, 8, 0.15),
+        (16, 2, 0.075),
+        (16, 4, 0.075),
+        (16, 8, 0.075),
+    ]
     for r in rows:
         assert r.n == 1000 and r.p == 0.2
         assert r.theorem2 == pytest.approx(_thm2_blb(r.L, r.K, r.delta, r.n), rel=1e-12)
-        assert r.theorem4_coefficient == pytest.approx(_thm4_coef_blb(r.L, r.K, 0.2, r.delta), rel=1e-12)
+        assert r.theorem4_coefficient == pytest.approx(
+            _thm4_coef_blb(r.L, r.K, 0.2, r.delta), rel=1e-12
+        )
         assert r.theorem4 == pytest.approx(r.theorem4_coefficient * math.log(r.n), rel=1e-12)
         # Theorem 3 at any eps > 0 with C > 0 exceeds its eps = 0 log-term written out by hand
         lead = (r.L - r.K) * r.delta * (1 + math.log(1 / r.delta)) / _kl(0.2 - r.delta, 0.2)
         loglog = max(math.log(math.log(r.n)), 0.0)
         assert r.theorem3_eps > 0 and r.theorem3_C > 0
         assert r.theorem3 == pytest.approx(
-            (1 + r.theorem3_eps) * lead * (math.log(r.n) + 3 * loglog) + r.theorem3_C, rel=1e-9)
+            (1 + r.theorem3_eps) * lead * (math.log(r.n) + 3 * loglog) + r.theorem3_C, rel=1e-9
+        )
         assert r.ucb1_over_theorem2 == pytest.approx(r.ucb1_mean / r.theorem2)
     # the fakes reproduce the paper's means, so the ratios use the paper's numbers
     assert rows[0].ucb1_mean == pytest.approx(1290.1) and rows[0].klucb_mean == pytest.approx(357.9)
@@ -186,7 +200,8 @@ def test_scaling_rows_predictions_by_hand(t1):
     r = by[("Delta", "L=16, K=4", "0.15", "0.075", "cascade-klucb")]
     assert r.predicted_theorem2 == pytest.approx(2.0, rel=1e-12)
     assert r.predicted_theorem4 == pytest.approx(
-        _thm4_coef_blb(16, 4, 0.2, 0.075) / _thm4_coef_blb(16, 4, 0.2, 0.15), rel=1e-12)
+        _thm4_coef_blb(16, 4, 0.2, 0.075) / _thm4_coef_blb(16, 4, 0.2, 0.15), rel=1e-12
+    )
     r = by[("K", "L=32, delta=0.15", "2", "8", "cascade-ucb1")]
     assert r.predicted_theorem2 == pytest.approx(24 / 30, rel=1e-12)
     assert r.predicted_theorem4 == pytest.approx(24 / 30 * 0.8**6, rel=1e-12)
@@ -207,7 +222,9 @@ def test_bound_curves_are_increasing_and_match_bound_rows():
 
 def test_sign_summary_by_hand():
     def row(z):
-        return T.ComparisonRow("table1", 16, 2, 0.15, "cascade-ucb1", 1.0, 1.0, 1.0, 1.0, 2, 10, z, "")
+        return T.ComparisonRow(
+            "table1", 16, 2, 0.15, "cascade-ucb1", 1.0, 1.0, 1.0, 1.0, 2, 10, z, ""
+        )
 
     s = T.sign_summary([row(-1.0), row(-2.0), row(3.0), row(None), row(float("nan"))])
     assert (s.cells, s.below, s.above, s.mean_z) == (3, 2, 1, 0.0)
