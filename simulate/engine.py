@@ -63,7 +63,7 @@ def _select_top(idx, K, taken, out):
 # decisions are those of the plain loop, bit for bit (tests/simulate: lazy == plain ==
 # reference).
 PAD = 1e-10
-GROW = 16  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
+GROW = 64  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
@@ -90,14 +90,15 @@ def _mean(S, N, e):
 @numba.njit(cache=True, inline="always", error_model="numpy")
 def _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e):
     r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
-    lo[e], hi[e], ex[e], q[e] = r[0], r[1], r[2], r[3]
+    lo[e], hi[e], q[e] = r[0], r[1], r[3]
+    ex[e] = 2 if r[2] else 0
     stamp[e] = sv
     cl[nc] = e
     return nc + 1
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _lazy_prepare(S, N, q, ub, ubt, t, th, t_ep, th_ep, inc, ninc, lo, hi, ex, stamp, sv, cl):
+def _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, lo, hi, ex, stamp, sv, cl):
     """Bracket the incumbents and every item whose upper bound reaches them.
 
     Upper bounds ``ub[e]`` hold for all steps <= ``ubt[e]``; expired ones are refreshed at
@@ -123,6 +124,7 @@ def _lazy_prepare(S, N, q, ub, ubt, t, th, t_ep, th_ep, inc, ninc, lo, hi, ex, s
             r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
             ub[e] = r[1]
             ubt[e] = t_ep
+            ubn[e] = N[e]
         if ub[e] >= tau:
             nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
     return nc
@@ -138,18 +140,54 @@ def _lazy_expand(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _lazy_retire(S, N, q, ub, ubt, t_ep, th_ep, cl, nc, tk):
-    """Tighten the upper bounds of the candidates not taken (they lost this step).
+def _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk):
+    """Tighten the stale upper bounds of the candidates not taken (they lost this step).
 
-    Without this an item keeps the bound it had before an unattractive observation
-    and would be bracketed at every step until the epoch ends.
+    An upper bound is stale if the item was observed since it was computed
+    (``ubn[e] != N[e]``): it is still valid after unattractive observations but loose,
+    and the item would be bracketed at every step until the epoch ends.
     """
     for i in range(nc):
         if not tk[i]:
             e = cl[i]
-            r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
-            ub[e] = r[1]
-            ubt[e] = t_ep
+            if ubn[e] != N[e]:
+                r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
+                ub[e] = r[1]
+                ubt[e] = t_ep
+                ubn[e] = N[e]
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _refine(S, N, q, th, lo, hi, ex, e):
+    """Second-order bracket of item e's index from the Newton point q1 = q[e] >= root.
+
+    With g1 = h(q1) >= 0 and h' increasing, root >= q1 - g1 / h'(l) for any l <= root
+    (here the current lo): the bracket shrinks from O(d) to O(d^2) for one more kl.
+    """
+    p = _mean(S, N, e)
+    T = float(N[e])
+    q1 = q[e]
+    ex[e] = 1
+    if not (p < q1 < 1.0):
+        return
+    r = th / T
+    g1 = kl_scalar(p, q1) - r
+    d1 = (q1 - p) / (q1 * (1.0 - q1))
+    h1 = q1 - g1 / d1
+    if h1 > 1.0:
+        h1 = 1.0
+    if g1 < 0.0:
+        l1 = q1
+    else:
+        lc = lo[e] + PAD
+        if not (p < lc < 1.0):
+            return
+        l1 = q1 - g1 / ((lc - p) / (lc * (1.0 - lc)))
+    if l1 - PAD > lo[e]:
+        lo[e] = l1 - PAD
+    if h1 + PAD < hi[e]:
+        hi[e] = h1 + PAD
+    q[e] = h1
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
@@ -157,7 +195,9 @@ def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
     """The next item in (index desc, id asc) order among the candidates not taken yet.
 
     Takes the two largest by (hi desc, id asc); the first is next if its lo is above the
-    second's hi, else klucb_scalar settles the overlap. Returns -1 if none is left.
+    second's hi, else the brackets are refined (:func:`_refine`), then klucb_scalar settles
+    what still overlaps. ``ex[e]``: 0 bracket, 1 refined bracket, 2 exact. Returns -1 if
+    none is left.
     """
     while True:
         ia = -1
@@ -187,12 +227,16 @@ def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
         b = cl[ib]
         if lo[a] > hi[b]:
             break
-        if not ex[a]:
+        if ex[a] == 0:
+            _refine(S, N, q, th, lo, hi, ex, a)
+        elif ex[b] == 0:
+            _refine(S, N, q, th, lo, hi, ex, b)
+        elif ex[a] == 1:
             v = klucb_scalar(_mean(S, N, a), float(N[a]), th)
-            lo[a], hi[a], ex[a], q[a] = v, v, True, v
-        elif not ex[b]:
+            lo[a], hi[a], ex[a], q[a] = v, v, 2, v
+        elif ex[b] == 1:
             v = klucb_scalar(_mean(S, N, b), float(N[b]), th)
-            lo[b], hi[b], ex[b], q[b] = v, v, True, v
+            lo[b], hi[b], ex[b], q[b] = v, v, 2, v
         else:
             break  # both exact: a is the max of (value desc, id asc); none can tie above it
     tk[ia] = True
@@ -218,9 +262,10 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
     q = np.zeros(L)
     ub = np.zeros(L)
     ubt = np.zeros(L, np.int64)
+    ubn = np.zeros(L, np.int64)
     lo = np.empty(L)
     hi = np.empty(L)
-    ex = np.zeros(L, np.bool_)
+    ex = np.zeros(L, np.int64)
     stamp = np.zeros(L, np.int64)
     cl = np.empty(L, np.int64)
     tk = np.zeros(L, np.bool_)
@@ -235,12 +280,12 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
             if t > t_ep:
                 t_ep = t + t // GROW + 1
                 th_ep = klucb_threshold_scalar(float(t_ep), c)
-            nc = _lazy_prepare(S, N, q, ub, ubt, t, th, t_ep, th_ep, sel, ninc, lo, hi, ex, stamp, t, cl)
+            nc = _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, lo, hi, ex, stamp, t, cl)
             for i in range(nc):
                 tk[i] = False
             for k in range(K):
                 sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk)
-            _lazy_retire(S, N, q, ub, ubt, t_ep, th_ep, cl, nc, tk)
+            _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk)
             ninc = K
         elif policy == UCB1:
             lg = safe_log(t - 1.0)
@@ -304,9 +349,10 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
     q = np.zeros((K, L))
     ub = np.zeros((K, L))
     ubt = np.zeros((K, L), np.int64)
+    ubn = np.zeros((K, L), np.int64)
     lo = np.empty(L)
     hi = np.empty(L)
-    ex = np.zeros(L, np.bool_)
+    ex = np.zeros(L, np.int64)
     stamp = np.zeros(L, np.int64)
     cl = np.empty(L, np.int64)
     tk = np.zeros(L, np.bool_)
@@ -325,7 +371,7 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
         for k in range(K):
             if lazy:
                 sv = t * K + k  # stamps are shared by the K bandits: one value per (t, k)
-                nc = _lazy_prepare(S[k], N[k], q[k], ub[k], ubt[k], t, th, t_ep, th_ep, chosen[k:k + 1],
+                nc = _lazy_prepare(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t, th, t_ep, th_ep, chosen[k:k + 1],
                                    ninc, lo, hi, ex, stamp, sv, cl)
                 for i in range(nc):
                     tk[i] = False
@@ -338,7 +384,7 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
                     nc = nc2
                     while shown[a]:
                         a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
-                _lazy_retire(S[k], N[k], q[k], ub[k], ubt[k], t_ep, th_ep, cl, nc, tk)
+                _lazy_retire(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t_ep, th_ep, cl, nc, tk)
                 lst[k] = a
             else:
                 for e in range(L):
