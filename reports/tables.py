@@ -614,10 +614,14 @@ def fmt_pm(mean, se, digits: int = 1) -> str:
 
 
 def fmt_sig(x, sig: int = 4) -> str:
-    """A number to ``sig`` significant digits (for bounds that span orders of magnitude)."""
+    """A number to ``sig`` significant digits; at or above ``10**sig`` as a rounded integer
+    with thousands separators (for bounds that span orders of magnitude)."""
     if x is None:
         return "-"
-    return f"{float(x):.{sig}g}"
+    x = float(x)
+    if math.isfinite(x) and abs(x) >= 10**sig:
+        return f"{x:,.0f}"
+    return f"{x:.{sig}g}"
 
 
 def markdown_table(header, rows, align=None) -> str:

@@ -131,7 +131,8 @@ def test_markdown_table():
     with pytest.raises(ValueError, match="align"):
         T.markdown_table(["a"], [], align="x")
     assert T.fmt_pm(1290.14, 11.26) == "1290.1 ± 11.3" and T.fmt_pm(None, None) == "-"
-    assert T.fmt(float("nan")) == "nan" and T.fmt_sig(12345.678) == "1.235e+04"
+    assert T.fmt_sig(2565.29) == "2565" and T.fmt_sig(0.91593, 3) == "0.916"
+    assert T.fmt(float("nan")) == "nan" and T.fmt_sig(12345.678) == "12,346"
 
 
 def test_as_dicts_maps_nan_to_none():
