@@ -216,6 +216,9 @@ def _peeling_lp(ctx):
         status=status,
         notes="optimality proved per instance by an exact LP duality certificate "
               "(dual y_k = Delta_k - Delta_{k+1}, equal objective values); the value equals "
-              "bounds.peeling.ucb1_peeling_lhs exactly. Slack shown: Delta_K (2/Delta_K - value).",
+              "bounds.peeling.ucb1_peeling_lhs exactly. Slack shown: Delta_K (2/Delta_K - value). "
+              "The certificate uses only Delta_1 >= ... >= Delta_K and tau_1 <= ... <= tau_K, not "
+              "tau = 1/Delta^2, so it also covers Theorem 3's LP (tau_{e,e*} proportional to "
+              "1/kl(w(e), w(e*))), whose value is Lemma 2's left side.",
     ) if not bad else Outcome(status=FAILS, method=EXACT, domain="random sorted gaps",
                               instances=tr.n, counterexample=bad)
