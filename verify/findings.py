@@ -546,6 +546,39 @@ def _theorem1_caveat():
     )
 
 
+def initialization_regret(weights, K):
+    """Least regret of Algorithm 1's initialisation: each item recommended once as the first item.
+
+    The list with ``e`` first costs least with the K - 1 most attractive other items after it;
+    for suboptimal ``e`` that is ``Delta_{e,K} prod_{j<K} (1 - w(j))`` (exact), and 0 for optimal
+    ``e``. Returns the sum over items (a Fraction when the weights are Fractions).
+    """
+    s = sorted(weights, reverse=True)
+    prod = 1
+    for x in s[: K - 1]:
+        prod *= 1 - x
+    return sum((s[K - 1] - we) * prod for we in s[K:])
+
+
+def _initialization_caveat():
+    w = [Fraction(1, 5)] * 2 + [Fraction(1, 20)] * 14  # B_LB(16, 2, 0.2, 0.15)
+    return Caveat(
+        id="initialization-regret",
+        claims=("theorem2", "theorem3", "theorem4"),
+        kind="unstated-condition",
+        paper_says="Algorithm 1 starts from one observed sample w_0 of every item, 'generated in O(L) "
+                   "steps by recommending each item once as the first item'; R(n) sums t = 1..n",
+        truth="the initialisation steps are not counted in R(n). Counting them adds at least "
+              "sum_{e>K} Delta_{e,K} prod_{j<K} (1 - w(j)) (each suboptimal item first once, the "
+              "best items after it) to every upper bound; in Theorem 4's proof "
+              "sum_t sum_{e*} 1{G_{e,e*,t}} = T_n(e) - T_0(e) = T_n(e) - 1. Both are O(L) and do "
+              "not change the log n terms.",
+        evidence={"instance": "B_LB(16, 2, 0.2, 0.15)",
+                  "least_initialisation_regret": str(initialization_regret(w, 2))},
+        test=_TEST + "test_initialization_regret",
+    )
+
+
 def caveats() -> list[Caveat]:
     """Every caveat, with its evidence recomputed now (deterministic; about a second)."""
     out = [
@@ -558,6 +591,7 @@ def caveats() -> list[Caveat]:
     ]
     for fn in (_lemma1_caveats, _order_caveats):
         out.extend(fn())
+    out.append(_initialization_caveat())
     for fn in (_theorem1_caveat, _theorem1_alpha_caveat, _gc_loglog_caveat, _theorem4_caveat):
         try:
             out.append(fn())

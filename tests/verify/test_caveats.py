@@ -173,3 +173,21 @@ def test_theorem1_alpha():
     # B_LB: the optimal weights are equal, the paper's alpha is already the best constant
     best, alpha, sharp = C.theorem1_best_alpha([Fraction(1, 5)] * 3 + [Fraction(1, 10)] * 2, 3)
     assert best == alpha == sharp == Fraction(16, 25)
+
+
+def test_initialization_regret():
+    import itertools
+
+    from bounds.decomposition import conditional_regret
+
+    # B_LB(16, 2, 0.2, 0.15): 14 suboptimal items, each first once: 14 * 0.15 * 0.8
+    w = [Fraction(1, 5)] * 2 + [Fraction(1, 20)] * 14
+    assert C.initialization_regret(w, 2) == Fraction(42, 25)
+    # brute force on a small instance: the cheapest list with e first, summed over e
+    w = [Fraction(1, 2), Fraction(1, 3), Fraction(1, 4), Fraction(1, 10)]
+    K = 3
+    total = 0
+    for e in range(4):
+        total += min(conditional_regret([e, *rest], w, K)
+                     for rest in itertools.permutations([x for x in range(4) if x != e], K - 1))
+    assert total == C.initialization_regret(w, K)
