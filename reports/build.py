@@ -437,6 +437,18 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
             f"- Upper bounds hold with room: CascadeUCB1 / Theorem 2 = {lo:.3f} to {hi:.3f}; "
             f"CascadeKL-UCB / Theorem 3 = {klo:.3f} to {khi:.3f}."
         )
+        lb = [b.klucb_over_theorem4 for b in data["bounds"] if b.klucb_mean is not None]
+        add(
+            f"- CascadeKL-UCB regret / the Theorem 4 rate (coefficient × log n) at n: "
+            f"{min(lb):.2f} to {max(lb):.2f}."
+        )
+    if data["order"]:
+        ours = sum(r.ratio < 1 for r in data["order"])
+        paper = sum(r.paper_ratio < 1 for r in data["order"])
+        add(
+            f"- Worst-first has lower regret than best-first in {ours} of {len(data['order'])} "
+            f"cells (paper: {paper} of {len(data['order'])})."
+        )
     add("")
 
     for name, title in (
