@@ -19,14 +19,14 @@ import json
 import math
 import sys
 
-HELP = "simulate cascading bandits: the paper's experiments (table1, table2, dbn, ts) or ad hoc cells"
+HELP = "simulate cascading bandits: the paper's experiments (table1, table2, dbn; extras ts, dbn-rba) or ad hoc cells"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
     g = p.add_argument_group("experiment")
-    g.add_argument("--experiment", help="table1, table2, dbn, ts, or 'all' (table1 + table2 + dbn)")
+    g.add_argument("--experiment", help="table1, table2, dbn, ts, dbn-rba, or 'all' (table1 + table2 + dbn)")
     g.add_argument("--out", default="results", help="output directory for --experiment (default: results)")
     g.add_argument("--testing", action="store_true", help="the tiny TESTING subset (smoke test)")
     g.add_argument("--overwrite", action="store_true", help="recompute and replace stored cells")
@@ -37,8 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument("--delta", type=float, help="B_LB: gap")
     a.add_argument("--K", type=int, help="number of recommended items")
     a.add_argument("--policy", default="cascade-ucb1,cascade-klucb",
-                   help="comma-separated: cascade-ucb1, cascade-klucb, cascade-ts, ranked-klucb "
-                        "(default: cascade-ucb1,cascade-klucb)")
+                   help="comma-separated: cascade-ucb1, cascade-klucb, cascade-ts, ranked-klucb, "
+                        "ranked-klucb-rba, oracle, uniform-random (default: cascade-ucb1,cascade-klucb)")
     a.add_argument("--order", default="best-first", help="best-first (default) or worst-first")
     a.add_argument("--model", default="cascade", help="cascade (default) or dbn")
     a.add_argument("--nu", type=float, default=None, help="DBN satisfaction probability (default 1)")

@@ -16,7 +16,7 @@ import numpy as np
 from bounds.indices import klucb_threshold_scalar, safe_log
 from bounds.kl import kl_scalar, klucb_scalar
 from simulate.models import DBN, list_reward, respond
-from simulate.policies import KLUCB, ORACLE, RANKED, TS, UCB1
+from simulate.policies import KLUCB, ORACLE, RANKED, RANKED_RBA, TS, UCB1
 from simulate.rng import ATTRACT, POLICY, beta_draw, uniform
 
 __all__ = ["simulate_runs"]
@@ -333,7 +333,7 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
 
 @numba.njit(cache=True, error_model="numpy")
 def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out, counts_out,
-                lazy, trace):
+                lazy, trace, rba):
     L = attract.size
     S = np.zeros((K, L), np.int64)
     N = np.zeros((K, L), np.int64)
@@ -406,10 +406,13 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
         for k in range(K):
             if clicks[k] == 1:
                 last = k
-            N[k, chosen[k]] += 1
-            if clicks[k] == 1 and lst[k] == chosen[k]:
-                S[k, chosen[k]] += 1
-                ubt[k, chosen[k]] = 0
+            # RBA: bandit k updates its own pick, rewarded only if it was shown and clicked;
+            # otherwise bandit k updates the item it showed with that position's click
+            e = chosen[k] if rba else lst[k]
+            N[k, e] += 1
+            if clicks[k] == 1 and lst[k] == e:
+                S[k, e] += 1
+                ubt[k, e] = 0
         nobs = last + 1 if last >= 0 else K
         for k in range(nobs):
             counts[lst[k]] += 1
@@ -424,9 +427,9 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
 @numba.njit(cache=True, error_model="numpy")
 def _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pkey,
          checkpoints, regret_out, counts_out, lazy, trace):
-    if policy == RANKED:
+    if policy == RANKED or policy == RANKED_RBA:
         _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out,
-                    counts_out, lazy, trace)
+                    counts_out, lazy, trace, policy == RANKED_RBA)
     else:
         _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pkey,
                              checkpoints, regret_out, counts_out, lazy, trace)

@@ -6,6 +6,8 @@
 ``dbn``     Sections 5.3-5.4: DBN model on B_LB(16, 4, 0.2, 0.15) (rho = the B_LB weights),
             nu in {1, 0.7}, gamma in {1, 0.7}, cascade-klucb and ranked-klucb (Figure 1).
 ``ts``      Extra: cascade-ts on the Table 1 rows, best-first (a later baseline the paper lacks).
+``dbn-rba``  Extra: the ``dbn`` grid with ranked-klucb-rba (RBA's reward rule as printed; see
+            :mod:`simulate.policies`).
 
 Defaults as in the paper: n = 1e5 steps, 20 runs. ``testing=True`` gives a tiny
 subset (two cells per experiment, n = 2000, 3 runs) for smoke tests.
@@ -32,7 +34,7 @@ TABLE_ROWS = (
     (16, 2, 0.075), (16, 4, 0.075), (16, 8, 0.075),
 )
 P_TABLES = 0.2
-EXPERIMENTS = ("table1", "table2", "dbn", "ts")
+EXPERIMENTS = ("table1", "table2", "dbn", "ts", "dbn-rba")
 TESTING_HORIZON = 2000
 TESTING_RUNS = 3
 
@@ -150,9 +152,10 @@ def _grid(name):
         order = "worst-first" if name == "table2" else "best-first"
         pols = ("cascade-ts",) if name == "ts" else ("cascade-ucb1", "cascade-klucb")
         return [b_lb_cell(name, L, K, P_TABLES, d, pol, order) for (L, K, d) in TABLE_ROWS for pol in pols]
-    if name == "dbn":
+    if name in ("dbn", "dbn-rba"):
+        pols = ("cascade-klucb", "ranked-klucb") if name == "dbn" else ("ranked-klucb-rba",)
         return [b_lb_cell(name, 16, 4, P_TABLES, 0.15, pol, model="dbn", nu=nu, gamma=g)
-                for nu in (1.0, 0.7) for g in (1.0, 0.7) for pol in ("cascade-klucb", "ranked-klucb")]
+                for nu in (1.0, 0.7) for g in (1.0, 0.7) for pol in pols]
     raise AssertionError(name)
 
 

@@ -138,7 +138,7 @@ def run_cells(cells, out_dir, *, seed=0, workers=None, scheduler=None, executor=
 
 
 def _cost(cell):
-    per_step = cell.K * cell.L if cell.policy == "ranked-klucb" else cell.L + cell.K
+    per_step = cell.K * cell.L if cell.policy.startswith("ranked") else cell.L + cell.K
     return cell.runs * cell.horizon * per_step
 
 

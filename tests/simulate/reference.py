@@ -106,7 +106,8 @@ def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1
     ukey, pkey = int(ukey), int(pkey)
     lists, allclicks, regret = [], [], []
     cum = 0.0
-    if policy == "ranked-klucb":
+    ranked = policy in ("ranked-klucb", "ranked-klucb-rba")
+    if ranked:
         S = [[0] * L for _ in range(K)]
         N = [[0] * L for _ in range(K)]
         counts = [0] * L
@@ -114,7 +115,7 @@ def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1
         w0 = [1 if uniform_py(ukey, ATTRACT, 0, e, L) < rho[e] else 0 for e in range(L)]
         S, N = list(w0), [1] * L
     for t in range(1, horizon + 1):
-        if policy == "ranked-klucb":
+        if ranked:
             th = _threshold(t, c)
             lst, chosen = [], []
             for k in range(K):
@@ -142,10 +143,11 @@ def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1
         clicks = clicks_py(model, rho, nus, g, lst, t, ukey)
         last = max((k for k in range(K) if clicks[k]), default=-1)
         observed = lst[: last + 1] if last >= 0 else lst
-        if policy == "ranked-klucb":
+        if ranked:
             for k in range(K):
-                N[k][chosen[k]] += 1
-                S[k][chosen[k]] += int(clicks[k] == 1 and lst[k] == chosen[k])
+                e = chosen[k] if policy == "ranked-klucb-rba" else lst[k]
+                N[k][e] += 1
+                S[k][e] += int(clicks[k] == 1 and lst[k] == e)
             for e in observed:
                 counts[e] += 1
         else:
@@ -156,4 +158,4 @@ def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1
         lists.append(list(lst))
         allclicks.append(clicks)
         regret.append(cum)
-    return lists, allclicks, regret, (counts if policy == "ranked-klucb" else N)
+    return lists, allclicks, regret, (counts if ranked else N)
