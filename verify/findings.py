@@ -579,22 +579,29 @@ def _initialization_caveat():
     )
 
 
+def _safe(fn) -> list[Caveat]:
+    """Run one caveat builder; an exception becomes a 'not-computed' entry, never a traceback."""
+    try:
+        out = fn()
+    except ImportError:  # the bounds module it needs is not installed
+        return []
+    except Exception as exc:  # noqa: BLE001 - reported in the caveat list
+        return [Caveat(
+            id=fn.__name__.strip("_").replace("_", "-"), claims=(), kind="not-computed",
+            paper_says="", truth=f"the evidence could not be computed: {type(exc).__name__}: {exc}",
+            evidence={}, test="",
+        )]
+    return out if isinstance(out, list) else [out]
+
+
 def caveats() -> list[Caveat]:
-    """Every caveat, with its evidence recomputed now (deterministic; about a second)."""
-    out = [
-        _peeling_lp_caveat(),
-        _hoeffding_caveat(),
-        _integral_caveat(),
-        _small_n_caveat(),
-        _regime_caveat(),
-        _example_caveat(),
-    ]
-    for fn in (_lemma1_caveats, _order_caveats):
-        out.extend(fn())
-    out.append(_initialization_caveat())
-    for fn in (_theorem1_caveat, _theorem1_alpha_caveat, _gc_loglog_caveat, _theorem4_caveat):
-        try:
-            out.append(fn())
-        except ImportError:  # the bounds module it needs is not installed
-            pass
+    """Every caveat, with its evidence recomputed now (deterministic; a few seconds)."""
+    builders = (
+        _peeling_lp_caveat, _hoeffding_caveat, _integral_caveat, _small_n_caveat, _regime_caveat,
+        _example_caveat, _lemma1_caveats, _order_caveats, _initialization_caveat,
+        _theorem1_caveat, _theorem1_alpha_caveat, _gc_loglog_caveat, _theorem4_caveat,
+    )
+    out = []
+    for fn in builders:
+        out.extend(_safe(fn))
     return out

@@ -191,3 +191,11 @@ def test_initialization_regret():
         total += min(conditional_regret([e, *rest], w, K)
                      for rest in itertools.permutations([x for x in range(4) if x != e], K - 1))
     assert total == C.initialization_regret(w, K)
+
+
+def test_broken_caveat_builder_is_reported_not_raised():
+    def _broken_caveat():
+        raise RuntimeError("boom")
+
+    (c,) = C._safe(_broken_caveat)
+    assert c.kind == "not-computed" and "boom" in c.truth
