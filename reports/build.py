@@ -422,11 +422,12 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
             f"{T.fmt_pm(r.ours_mean, r.ours_se)} vs paper {T.fmt_pm(r.paper_mean, r.paper_se)}, "
             f"z = {T.fmt(r.z, 2)} ({r.mark})"
         )
-    if data["dbn"]:
-        rs = ", ".join(f"{r.ratio:.2f}" for r in data["dbn"])
+    for pol in dict.fromkeys(r.ranked_policy for r in data["dbn"]):
+        rs = [r for r in data["dbn"] if r.ranked_policy == pol]
         add(
-            f"- Figure 1: RankedKL-UCB / CascadeKL-UCB regret at n = {data['dbn'][0].n:,}: {rs} "
-            f"(paper: about {f1['ranked_over_cascade']:g})."
+            f"- Figure 1: {pol} / cascade-klucb regret at n = {rs[0].n:,} for (ν, γ) = "
+            + ", ".join(f"({r.nu:g}, {r.gamma:g}): {r.ratio:.2f}" for r in rs)
+            + f" (paper: about {f1['ranked_over_cascade']:g})."
         )
     if data["bounds"]:
         lo = min(b.ucb1_over_theorem2 for b in data["bounds"] if b.ucb1_mean is not None)
@@ -585,6 +586,7 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
         [
             f"{r.nu:g}",
             f"{r.gamma:g}",
+            r.ranked_policy,
             T.fmt_pm(r.cascade_mean, r.cascade_se),
             T.fmt_pm(r.ranked_mean, r.ranked_se),
             f"{r.ratio:.2f} ± {r.ratio_se:.2f}",
@@ -597,12 +599,14 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
             [
                 "ν",
                 "γ",
+                "ranked policy",
                 "CascadeKL-UCB",
-                "RankedKL-UCB",
+                "ranked",
                 "ranked / cascade",
                 f"in [{T.ABOUT_THREE[0]}, {T.ABOUT_THREE[1]}]",
             ],
             rows,
+            align="rrlrrrr",
         )
         + "\n"
     )

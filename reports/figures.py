@@ -45,6 +45,7 @@ POLICY_STYLE = {
     "cascade-klucb": (OKABE_ITO["blue"], "-", "CascadeKL-UCB"),
     "ranked-klucb": (OKABE_ITO["orange"], ":", "RankedKL-UCB"),
     "cascade-ts": (OKABE_ITO["green"], "-", "CascadeTS"),
+    "ranked-klucb-rba": (OKABE_ITO["purple"], "-.", "RankedKL-UCB (RBA reward)"),
 }
 
 #: colour and label per bound; every bound is drawn dashed
@@ -170,7 +171,10 @@ def figure1(results, rows=None, *, axes=None):
 
     meta = figure1_meta()
     rows = T.dbn_rows(results) if rows is None else rows
-    ratio = {(r.nu, r.gamma): r for r in rows}
+    ratios = {}
+    for r in rows:
+        ratios.setdefault((r.nu, r.gamma), []).append(r)
+    policies = ["cascade-klucb", *T.ranked_policies(results)]
     with _style():
         if axes is None:
             fig, axes = _figure(COLUMN, 3.0, 2, 2, sharex=True)
@@ -182,7 +186,7 @@ def figure1(results, rows=None, *, axes=None):
                 ax = axes[i, j]
                 cells = [
                     r
-                    for pol in ("cascade-klucb", "ranked-klucb")
+                    for pol in policies
                     for r in T.select(results, model="dbn", nu=nu, gamma=gamma, policy=pol)
                 ]
                 regret_curves(cells, ax=ax, logx=False, legend=False)
@@ -190,22 +194,28 @@ def figure1(results, rows=None, *, axes=None):
                 ax.set_xlabel("step n" if i == 1 else "")
                 ax.set_ylabel("regret" if j == 0 else "")
                 ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
-                r = ratio.get((float(nu), float(gamma)))
-                if r is not None:
-                    # between the two curves: ranked ends near the top, cascade near the bottom
+                rs = ratios.get((float(nu), float(gamma)), [])
+                if rs:
+                    short = {"ranked-klucb": "ranked", "ranked-klucb-rba": "RBA"}
+                    text = "\n".join(
+                        f"{short.get(r.ranked_policy, r.ranked_policy)} / cascade\n"
+                        f"{r.ratio:.2f} ± {r.ratio_se:.2f}"
+                        for r in rs
+                    )
+                    # between the curves: ranked ends near the top, cascade near the bottom
                     ax.text(
                         0.97,
                         0.3,
-                        f"ranked / cascade\n{r.ratio:.2f} ± {r.ratio_se:.2f}",
+                        text,
                         transform=ax.transAxes,
                         ha="right",
                         va="bottom",
-                        fontsize=6,
+                        fontsize=6 if len(rs) == 1 else 5.5,
                     )
                 ax.set_ylim(bottom=0)
         handles, labels = axes[0, 0].get_legend_handles_labels()
         if handles:
-            fig.legend(handles, labels, loc="outside upper center", ncol=2)
+            fig.legend(handles, labels, loc="outside upper center", ncol=min(len(handles), 2))
     return fig
 
 

@@ -540,11 +540,12 @@ ABOUT_THREE = (2.5, 3.5)
 
 @dataclass(frozen=True)
 class DBNRow:
-    """One DBN setting of Section 5.3: both policies' regret at the horizon and their ratio."""
+    """One DBN setting of Section 5.3 and one ranked-bandit policy against CascadeKL-UCB."""
 
     nu: float
     gamma: float
     n: int
+    ranked_policy: str
     cascade_mean: float
     cascade_se: float
     ranked_mean: float
@@ -558,38 +559,48 @@ class DBNRow:
         return ABOUT_THREE[0] <= self.ratio <= ABOUT_THREE[1]
 
 
-def dbn_rows(results) -> list[DBNRow]:
-    """ranked-klucb / cascade-klucb at the horizon in each (nu, gamma) setting of Figure 1.
+def ranked_policies(results) -> list[str]:
+    """Ranked-bandit policies among the DBN results, ``ranked-klucb`` (Figure 1's) first."""
+    pols = {r.params.get("policy") for r in results if r.params.get("model") == "dbn"}
+    pols = sorted(p for p in pols if isinstance(p, str) and p.startswith("ranked-"))
+    return sorted(pols, key=lambda p: p != "ranked-klucb")
 
-    The ratio is paired (common random numbers) when both cells have the same number of runs.
+
+def dbn_rows(results) -> list[DBNRow]:
+    """ranked / cascade-klucb regret at the horizon in each (nu, gamma) setting of Figure 1.
+
+    One row per setting and ranked-bandit policy present (``ranked-klucb`` first). The ratio
+    is paired (common random numbers) when both cells have the same number of runs.
     """
     meta = figure1_meta()
     out = []
-    for nu in meta["nu"]:
-        for gamma in meta["gamma"]:
-            rc = select_one(results, model="dbn", nu=nu, gamma=gamma, policy="cascade-klucb")
-            rr = select_one(results, model="dbn", nu=nu, gamma=gamma, policy="ranked-klucb")
-            if rc is None or rr is None:
-                continue
-            a, b = final_regret(rr), final_regret(rc)
-            paired = a.shape == b.shape
-            ratio, se = ratio_of_means(a, b, paired=paired)
-            cm, cs = mean_se(b)
-            rm, rs = mean_se(a)
-            out.append(
-                DBNRow(
-                    float(nu),
-                    float(gamma),
-                    int(rc.checkpoints[-1]),
-                    cm,
-                    cs,
-                    rm,
-                    rs,
-                    ratio,
-                    se,
-                    paired,
+    for pol in ranked_policies(results):
+        for nu in meta["nu"]:
+            for gamma in meta["gamma"]:
+                rc = select_one(results, model="dbn", nu=nu, gamma=gamma, policy="cascade-klucb")
+                rr = select_one(results, model="dbn", nu=nu, gamma=gamma, policy=pol)
+                if rc is None or rr is None:
+                    continue
+                a, b = final_regret(rr), final_regret(rc)
+                paired = a.shape == b.shape
+                ratio, se = ratio_of_means(a, b, paired=paired)
+                cm, cs = mean_se(b)
+                rm, rs = mean_se(a)
+                out.append(
+                    DBNRow(
+                        float(nu),
+                        float(gamma),
+                        int(rc.checkpoints[-1]),
+                        pol,
+                        cm,
+                        cs,
+                        rm,
+                        rs,
+                        ratio,
+                        se,
+                        paired,
+                    )
                 )
-            )
     return out
 
 

@@ -234,3 +234,16 @@ def test_sign_summary_by_hand():
     assert s.p_value == pytest.approx(2 * 0.5**10, rel=1e-12)  # exact two-sided sign test
     with pytest.raises(ValueError, match="nothing was run"):
         T.sign_summary([row(None)])
+
+
+def test_dbn_rows_every_ranked_policy_with_figure1s_first():
+    base = dbn_results(ratio=3.0)
+    rba = [
+        make_result(dict(r.params, policy="ranked-klucb-rba"), 5.0 * r.regret[:, -1] / 3.0)
+        for r in base
+        if r.params["policy"] == "ranked-klucb"
+    ]
+    rows = T.dbn_rows(rba + base)
+    assert [r.ranked_policy for r in rows] == ["ranked-klucb"] * 4 + ["ranked-klucb-rba"] * 4
+    assert [round(r.ratio, 12) for r in rows] == [3.0] * 4 + [5.0] * 4
+    assert T.ranked_policies(base) == ["ranked-klucb"]
