@@ -98,25 +98,38 @@ def _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, lo, hi, ex, stamp, sv, cl):
-    """Bracket the incumbents and every item whose upper bound reaches them.
+def _push_top(tops, m, x):
+    """Keep tops[:m] = the m largest values pushed so far, decreasing (tops starts at -inf)."""
+    if x <= tops[m - 1]:
+        return
+    i = m - 1
+    while i > 0 and tops[i - 1] < x:
+        tops[i] = tops[i - 1]
+        i -= 1
+    tops[i] = x
 
-    Upper bounds ``ub[e]`` hold for all steps <= ``ubt[e]``; expired ones are refreshed at
-    the epoch's end ``t_ep`` (threshold ``th_ep``). Candidates get ``stamp[e] = sv`` and are
-    listed in ``cl``; returns their number. Every other item has an index below
-    tau = min lo(incumbents) <= the ninc-th largest index, so the first ninc items of the
-    list are candidates.
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, lo, hi, ex, stamp, sv, cl, tops):
+    """Bracket the items that may be among the ninc largest indices; returns their number.
+
+    Candidates get ``stamp[e] = sv`` and are listed in ``cl``. tau, the ninc-th largest
+    ``lo`` among the candidates so far (starting with the incumbents, the previous list),
+    is at most the ninc-th largest index; an item whose upper bound ``ub[e]`` is below
+    tau cannot be among the ninc largest, nor can a candidate whose bracket ends below
+    the final tau (it is dropped). Upper bounds hold for steps <= ``ubt[e]``; expired ones
+    are refreshed at the epoch's end ``t_ep`` (threshold ``th_ep``).
     """
     nc = 0
-    tau = np.inf
-    for i in range(ninc):
-        e = inc[i]
-        if stamp[e] != sv:
-            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
-            if lo[e] < tau:
-                tau = lo[e]
-    if ninc == 0:
-        tau = -np.inf
+    m = ninc
+    if m > 0:
+        for i in range(m):
+            tops[i] = -np.inf
+        for i in range(ninc):
+            e = inc[i]
+            if stamp[e] != sv:
+                nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
+                _push_top(tops, m, lo[e])
     for e in range(S.size):
         if stamp[e] == sv:
             continue
@@ -125,9 +138,27 @@ def _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, lo, hi, 
             ub[e] = r[1]
             ubt[e] = t_ep
             ubn[e] = N[e]
-        if ub[e] >= tau:
+        if m == 0 or ub[e] >= tops[m - 1]:
             nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
-    return nc
+            if m > 0:
+                _push_top(tops, m, lo[e])
+    if m == 0:
+        return nc
+    tau = tops[m - 1]
+    kept = 0
+    for i in range(nc):
+        e = cl[i]
+        if hi[e] < tau:
+            stamp[e] = -1  # not a candidate after all (so an expansion re-brackets it)
+            if ubn[e] != N[e]:  # its upper bound is stale: tighten it (see _lazy_retire)
+                r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
+                ub[e] = r[1]
+                ubt[e] = t_ep
+                ubn[e] = N[e]
+        else:
+            cl[kept] = e
+            kept += 1
+    return kept
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -269,6 +300,7 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
     stamp = np.zeros(L, np.int64)
     cl = np.empty(L, np.int64)
     tk = np.zeros(L, np.bool_)
+    tops = np.empty(L)
     ninc = 0
     t_ep = 0
     th_ep = 0.0
@@ -280,7 +312,8 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
             if t > t_ep:
                 t_ep = t + t // GROW + 1
                 th_ep = klucb_threshold_scalar(float(t_ep), c)
-            nc = _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, lo, hi, ex, stamp, t, cl)
+            nc = _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, lo, hi, ex, stamp, t, cl,
+                               tops)
             for i in range(nc):
                 tk[i] = False
             for k in range(K):
@@ -356,6 +389,7 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
     stamp = np.zeros(L, np.int64)
     cl = np.empty(L, np.int64)
     tk = np.zeros(L, np.bool_)
+    tops = np.empty(L)
     ninc = 0
     t_ep = 0
     th_ep = 0.0
@@ -372,7 +406,7 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
             if lazy:
                 sv = t * K + k  # stamps are shared by the K bandits: one value per (t, k)
                 nc = _lazy_prepare(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t, th, t_ep, th_ep, chosen[k:k + 1],
-                                   ninc, lo, hi, ex, stamp, sv, cl)
+                                   ninc, lo, hi, ex, stamp, sv, cl, tops)
                 for i in range(nc):
                     tk[i] = False
                 a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
