@@ -140,23 +140,25 @@ def _save_figure(fig, out: Path, stem: str) -> list[str]:
 # ---------------------------------------------------------------------------
 # running / loading results
 # ---------------------------------------------------------------------------
+#: extra simulator experiments the report uses: cascade-ts on Table 1 rows, the other
+#: reading of the ranked-bandit reward in the DBN setting
+EXTRA_POLICIES = ("cascade-ts", "ranked-klucb-rba")
+
+
 def available_experiments() -> list[str]:
-    """The paper's experiments plus any extra simulator experiment holding cascade-ts cells."""
+    """The paper's experiments plus any extra simulator experiment with cells of
+    :data:`EXTRA_POLICIES` (shown beside the paper's policies)."""
     from simulate import experiments as E
 
     names = list(EXPERIMENTS)
-    for name in getattr(E, "EXPERIMENT_NAMES", getattr(E, "EXPERIMENTS", ())):
+    for name in getattr(E, "EXPERIMENTS", ()):
         if name in names:
             continue
         try:
             cells = E.get_experiment(name)
         except ValueError:
             continue
-        if any(
-            getattr(c, "policy", None) == "cascade-ts"
-            and getattr(c, "model", "cascade") == "cascade"
-            for c in cells
-        ):
+        if any(getattr(c, "policy", None) in EXTRA_POLICIES for c in cells):
             names.append(name)
     return names
 
