@@ -164,7 +164,7 @@ def certify(slack, names, box=None, *, max_boxes=2000, min_width=1e-9, to_params
         raise ValueError(f"box has {len(box)} sides for {d} coordinates")
     widths0 = [hi - lo for lo, hi in box]
     total = _volume(box)
-    report = to_params or (lambda *u: dict(zip(names, u)))
+    report = to_params or (lambda *u: dict(zip(names, u, strict=False)))
 
     certified_vol = 0.0
     n_cert = 0
@@ -197,10 +197,17 @@ def certify(slack, names, box=None, *, max_boxes=2000, min_width=1e-9, to_params
         if fval < 0 or float(enc.b) < 0:
             cex = dict(report(*mid), slack=fval)
             return Certificate(
-                "fails", n_cert, len(heap) + 1, examined, certified_vol / total,
-                min_lower, min_point_slack, min_point, counterexample=cex,
+                "fails",
+                n_cert,
+                len(heap) + 1,
+                examined,
+                certified_vol / total,
+                min_lower,
+                min_point_slack,
+                min_point,
+                counterexample=cex,
             )
-        rel = [(hi - lo) / w0 if w0 > 0 else 0.0 for (lo, hi), w0 in zip(b, widths0)]
+        rel = [(hi - lo) / w0 if w0 > 0 else 0.0 for (lo, hi), w0 in zip(b, widths0, strict=False)]
         k = max(range(d), key=lambda i: rel[i])
         lo_k, hi_k = b[k]
         if hi_k - lo_k <= min_width:
@@ -219,16 +226,25 @@ def certify(slack, names, box=None, *, max_boxes=2000, min_width=1e-9, to_params
     coverage = 1.0 if n_left == 0 else certified_vol / total  # not 1 - rounding
     shown = []
     for b, enc in left[:5]:
-        shown.append({
-            "box": {n: [lo, hi] for n, (lo, hi) in zip(names, b)},
-            "enclosure": None if enc is None else [float(enc.a), float(enc.b)],
-        })
+        shown.append(
+            {
+                "box": {n: [lo, hi] for n, (lo, hi) in zip(names, b, strict=False)},
+                "enclosure": None if enc is None else [float(enc.a), float(enc.b)],
+            }
+        )
     return Certificate(
-        status, n_cert, n_left, examined, coverage,
-        min_lower, min_point_slack, min_point, left=shown,
+        status,
+        n_cert,
+        n_left,
+        examined,
+        coverage,
+        min_lower,
+        min_point_slack,
+        min_point,
+        left=shown,
     )
 
 
 def describe_box(names, box) -> str:
     """``"p in [0.001, 0.999], x in [0, 1]"`` for reporting."""
-    return ", ".join(f"{n} in [{lo:g}, {hi:g}]" for n, (lo, hi) in zip(names, box))
+    return ", ".join(f"{n} in [{lo:g}, {hi:g}]" for n, (lo, hi) in zip(names, box, strict=False))

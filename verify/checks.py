@@ -56,8 +56,18 @@ class SlackTracker:
         )
 
 
-def certificate_outcome(slack, names, box, *, max_boxes, to_params=None, domain=None,
-                        domain_spec=None, notes="", min_width=1e-9):
+def certificate_outcome(
+    slack,
+    names,
+    box,
+    *,
+    max_boxes,
+    to_params=None,
+    domain=None,
+    domain_spec=None,
+    notes="",
+    min_width=1e-9,
+):
     """Run :func:`verify.certify.certify` and express the result as an :class:`Outcome`.
 
     ``min_slack`` is the rigorous lower bound on the slack over the certified boxes
@@ -65,10 +75,9 @@ def certificate_outcome(slack, names, box, *, max_boxes, to_params=None, domain=
     is the midpoint with the smallest 50-digit slack among the boxes that needed
     splitting.
     """
-    cert = certify(slack, names, box, max_boxes=max_boxes, to_params=to_params,
-                   min_width=min_width)
+    cert = certify(slack, names, box, max_boxes=max_boxes, to_params=to_params, min_width=min_width)
     spec = dict(domain_spec or {})
-    spec.setdefault("box", {n: [lo, hi] for n, (lo, hi) in zip(names, box)})
+    spec.setdefault("box", {n: [lo, hi] for n, (lo, hi) in zip(names, box, strict=False)})
     extra = (
         f"{cert.boxes_certified} boxes certified of {cert.boxes_examined} examined, "
         f"coverage {cert.coverage:.6f} of the box volume; "

@@ -27,7 +27,7 @@ from verify.verdict import EXACT, FAILS, HOLDS, SYMBOLIC, UNDECIDED, Outcome
 
 
 def hoeffding_tail_exact(w: Fraction, s: int, t: int, dps: int = 60):
-    """Exact ``P(|w_hat_s - w| >= c_{t,s})`` for ``s`` Bernoulli(w) draws, ``c_{t,s} = sqrt(1.5 log t / s)``.
+    """Exact ``P(|w_hat_s - w| >= c_{t,s})``, s Bernoulli(w) draws, ``c_{t,s} = sqrt(1.5 log t/s)``.
 
     The event is ``(k - s w)^2 >= 1.5 s log t`` for ``k`` successes. For t >= 2, ``log t`` is
     irrational, so the comparison is decided at ``dps`` digits with a margin that is
@@ -75,16 +75,19 @@ def _hoeffding(ctx):
             continue
         bound = Fraction(2, t**3)
         # relative slack 1 - P/bound: the bound spans many orders of magnitude
-        tr.add(1 - prob / bound, {"w": str(w), "s": s, "t": t, "P": float(prob), "bound": float(bound)})
+        tr.add(
+            1 - prob / bound, {"w": str(w), "s": s, "t": t, "P": float(prob), "bound": float(bound)}
+        )
     status = tr.status if not undecided else (FAILS if tr.counterexample else UNDECIDED)
     return tr.outcome(
         EXACT,
         "w in {0, 1/60, ..., 1}, 1 <= s <= 40, s <= t <= 400, plus pinned cases (w = 1/2, t = s)",
         {"w_denominator": 60, "s": [1, 40], "t": ["s", 400]},
         status=status,
-        notes="exact binomial tail in Fractions; the event (k - s w)^2 >= 1.5 s log t decided at 60 "
-              f"digits with margin > 1e-40 ({undecided} undecided). Slack = 1 - P/(2 t^-3), exact. "
-              "The algorithm's index uses c_{t-1,s}, not c_{t,s}: see caveat hoeffding-index-shift.",
+        notes="exact binomial tail in Fractions; the event (k - s w)^2 >= 1.5 s log t decided at "
+        "60 "
+        f"digits with margin > 1e-40 ({undecided} undecided). Slack = 1 - P/(2 t^-3), exact. "
+        "The algorithm's index uses c_{t-1,s}, not c_{t,s}: see caveat hoeffding-index-shift.",
     )
 
 
@@ -92,7 +95,7 @@ def bad_event_constant_shifted(dps=30):
     """The union bound of Appendix A redone with the algorithm's radius ``c_{t-1,s}``.
 
     At step t, ``T_{t-1}(e)`` ranges over ``1..t`` and Hoeffding gives
-    ``P(|w - w_hat_s| >= c_{t-1,s}) <= 2 (t-1)^-3`` for t >= 3; for t = 1, 2 the radius is 0 (small-t
+    ``P(|w - w_hat_s| >= c_{t-1,s}) <= 2 (t-1)^-3`` (t >= 3); for t = 1, 2 the radius is 0 (small-t
     rule) and the probability is 1. Returns ``(per_item, closed_form, tail)``:
 
     * ``tail = sum_{t>=3} sum_{s<=t} 2 (t-1)^-3 = 2 zeta(2) + 2 zeta(3) - 4``;
@@ -109,6 +112,7 @@ def bad_event_constant_shifted(dps=30):
 # --------------------------------------------------------------------------
 # the series
 # --------------------------------------------------------------------------
+
 
 def series_identities():
     """sympy: (sum_{s=1}^t t^-3) - t^-2 and (sum_{t>=1} t^-2) - pi^2/6, both 0."""
@@ -132,22 +136,29 @@ def _series(ctx):
     for n in (1, 2, 10, 10**3, 10**5):
         partial = sum(Fraction(1, t * t) for t in range(1, min(n, 2000) + 1))
         with mpmath.workdps(30):
-            tr.add(mpmath.pi**2 / 6 - mpmath.mpf(partial.numerator) / partial.denominator,
-                   {"n": min(n, 2000)})
+            tr.add(
+                mpmath.pi**2 / 6 - mpmath.mpf(partial.numerator) / partial.denominator,
+                {"n": min(n, 2000)},
+            )
     return Outcome(
-        status=HOLDS if ok and tr.status == HOLDS else FAILS, method=SYMBOLIC,
-        domain="all n >= 1, any L", domain_spec={"n": [1, "inf"]}, instances=2,
-        min_slack=tr.min_slack, argmin=tr.argmin,
+        status=HOLDS if ok and tr.status == HOLDS else FAILS,
+        method=SYMBOLIC,
+        domain="all n >= 1, any L",
+        domain_spec={"n": [1, "inf"]},
+        instances=2,
+        min_slack=tr.min_slack,
+        argmin=tr.argmin,
         notes="sympy: sum_{s=1}^t t^-3 = t^-2 and sum_{t>=1} t^-2 = pi^2/6; partial sums of a "
-              "positive series are below its sum (min slack over n <= 2000 shown, exact partial "
-              "sums). The step is correct as printed for the radius c_{t,s}; the event E_t uses "
-              "c_{t-1,s} (caveat hoeffding-index-shift).",
+        "positive series are below its sum (min slack over n <= 2000 shown, exact partial "
+        "sums). The step is correct as printed for the radius c_{t,s}; the event E_t uses "
+        "c_{t-1,s} (caveat hoeffding-index-shift).",
     )
 
 
 # --------------------------------------------------------------------------
 # the peeling linear program
 # --------------------------------------------------------------------------
+
 
 def peeling_lp_certificate(gaps):
     """Exact optimality certificate of the paper's m* for the *nested* peeling LP.
@@ -165,8 +176,8 @@ def peeling_lp_certificate(gaps):
     primal_ok = all(x >= 0 for x in m) and all(sum(m[: k + 1]) <= tau[k] for k in range(K))
     y = [g[k] - (g[k + 1] if k + 1 < K else 0) for k in range(K)]
     dual_ok = all(v >= 0 for v in y) and all(sum(y[j:]) >= g[j] for j in range(K))
-    primal = sum(d * x for d, x in zip(g, m))
-    dual = sum(tk * yk for tk, yk in zip(tau, y))
+    primal = sum(d * x for d, x in zip(g, m, strict=False))
+    dual = sum(tk * yk for tk, yk in zip(tau, y, strict=False))
     return primal_ok, dual_ok, primal, dual
 
 
@@ -183,7 +194,7 @@ def printed_lp_optimum(gaps):
     for k in sorted(range(len(g)), key=lambda i: -g[i]):
         m[k] = min(tau[k], budget)
         budget -= m[k]
-    return sum(d * x for d, x in zip(g, m)), m
+    return sum(d * x for d, x in zip(g, m, strict=False)), m
 
 
 @claim(
@@ -194,8 +205,8 @@ def printed_lp_optimum(gaps):
     premises=("Delta_1 >= ... >= Delta_K > 0",),
     method=EXACT,
     amended="the paper's constraints (m_k <= tau_k, sum_k m_k <= tau_K) do not make m* optimal; "
-            "the nested constraints sum_{j<=k} m_j <= tau_k, which facts (i)-(iii) of the proof "
-            "give, do (caveat peeling-lp-constraints)",
+    "the nested constraints sum_{j<=k} m_j <= tau_k, which facts (i)-(iii) of the proof "
+    "give, do (caveat peeling-lp-constraints)",
 )
 def _peeling_lp(ctx):
     tr = SlackTracker()
@@ -205,20 +216,31 @@ def _peeling_lp(ctx):
         p_ok, d_ok, pv, dv = peeling_lp_certificate(g)
         inst = {"gaps": [str(x) for x in g]}
         if not (p_ok and d_ok and pv == dv and pv == ucb1_peeling_lhs(g)):
-            bad = bad or dict(inst, primal_feasible=p_ok, dual_feasible=d_ok,
-                              primal=str(pv), dual=str(dv))
+            bad = bad or dict(
+                inst, primal_feasible=p_ok, dual_feasible=d_ok, primal=str(pv), dual=str(dv)
+            )
         # slack: how far the optimal value is below the Lemma 3 bound 2/Delta_K (times Delta_K)
         tr.add((2 / g[-1] - pv) * g[-1], inst)
     status = FAILS if bad else tr.status
-    return tr.outcome(
-        EXACT, "random sorted gaps k/1000, K = 1..8, plus pinned cases (exact Fractions)",
-        {"K": [1, 8], "gaps": "multiples of 1/1000 in (0, 1]"},
-        status=status,
-        notes="optimality proved per instance by an exact LP duality certificate "
-              "(dual y_k = Delta_k - Delta_{k+1}, equal objective values); the value equals "
-              "bounds.peeling.ucb1_peeling_lhs exactly. Slack shown: Delta_K (2/Delta_K - value). "
-              "The certificate uses only Delta_1 >= ... >= Delta_K and tau_1 <= ... <= tau_K, not "
-              "tau = 1/Delta^2, so it also covers Theorem 3's LP (tau_{e,e*} proportional to "
-              "1/kl(w(e), w(e*))), whose value is Lemma 2's left side.",
-    ) if not bad else Outcome(status=FAILS, method=EXACT, domain="random sorted gaps",
-                              instances=tr.n, counterexample=bad)
+    return (
+        tr.outcome(
+            EXACT,
+            "random sorted gaps k/1000, K = 1..8, plus pinned cases (exact Fractions)",
+            {"K": [1, 8], "gaps": "multiples of 1/1000 in (0, 1]"},
+            status=status,
+            notes="optimality proved per instance by an exact LP duality certificate "
+            "(dual y_k = Delta_k - Delta_{k+1}, equal objective values); the value equals "
+            "bounds.peeling.ucb1_peeling_lhs exactly. Slack shown: Delta_K (2/Delta_K - value). "
+            "The certificate uses only Delta_1 >= ... >= Delta_K and tau_1 <= ... <= tau_K, not "
+            "tau = 1/Delta^2, so it also covers Theorem 3's LP (tau_{e,e*} proportional to "
+            "1/kl(w(e), w(e*))), whose value is Lemma 2's left side.",
+        )
+        if not bad
+        else Outcome(
+            status=FAILS,
+            method=EXACT,
+            domain="random sorted gaps",
+            instances=tr.n,
+            counterexample=bad,
+        )
+    )

@@ -27,7 +27,7 @@ from verify.verdict import EXACT, FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Ou
 
 
 def exp_bound_derivative_residual():
-    """sympy: ``h'(u) - u/(1-u)^2`` for ``h(u) = log(1-u) + u/(1-u)`` (should be 0), and ``h(0)``."""
+    """sympy: ``h'(u) - u/(1-u)^2`` for ``h(u) = log(1-u) + u/(1-u)`` (should be 0) and ``h(0)``."""
     u = sympy.Symbol("u", positive=True)
     h = sympy.log(1 - u) + u / (1 - u)
     return sympy.simplify(sympy.diff(h, u) - u / (1 - u) ** 2), h.subs(u, 0)
@@ -44,17 +44,23 @@ def _exp_bound(ctx):
     r, h0 = exp_bound_derivative_residual()
     ok = r == 0 and h0 == 0
     tr = SlackTracker()
-    Ks = sorted({2, 3, 10, 10**3, 10**6} | {int(k) for k in ctx.rng.integers(2, 10**4, ctx.examples)})
+    Ks = sorted(
+        {2, 3, 10, 10**3, 10**6} | {int(k) for k in ctx.rng.integers(2, 10**4, ctx.examples)}
+    )
     with mpmath.workdps(50):
         for K in Ks:
             tr.add((1 - mpmath.mpf(1) / K) ** (K - 1) - mpmath.exp(-1), {"K": K})
     return Outcome(
-        status=HOLDS if ok and tr.status == HOLDS else FAILS, method=SYMBOLIC,
-        domain="all real K > 1", domain_spec={"K": [1, "inf"]}, instances=1 + tr.n,
-        min_slack=tr.min_slack, argmin=tr.argmin,
+        status=HOLDS if ok and tr.status == HOLDS else FAILS,
+        method=SYMBOLIC,
+        domain="all real K > 1",
+        domain_spec={"K": [1, "inf"]},
+        instances=1 + tr.n,
+        min_slack=tr.min_slack,
+        argmin=tr.argmin,
         notes="with u = 1/K the claim is h(u) = log(1-u) + u/(1-u) >= 0 on (0, 1); sympy: "
-              "h(0) = 0 and h'(u) = u/(1-u)^2 >= 0. Tight as K -> inf (slack ~ 1/(2eK)); "
-              f"50-digit values at {tr.n} integers K shown.",
+        "h(0) = 0 and h'(u) = u/(1-u)^2 >= 0. Tight as K -> inf (slack ~ 1/(2eK)); "
+        f"50-digit values at {tr.n} integers K shown.",
     )
 
 
@@ -64,7 +70,10 @@ def _exp_bound(ctx):
 
 
 def kl_quadratic_taylor_residual():
-    """sympy: with ``f(D) = kl(p - D, p)``: ``f''(D) - 1/((p-D)(1-p+D))``, ``f(0)``, ``f'(0)`` (all 0)."""
+    """sympy: ``f''(D) - 1/((p-D)(1-p+D))``, ``f(0)``, ``f'(0)`` for ``f(D) = kl(p - D, p)``.
+
+    All three are 0.
+    """
     p, D = sympy.symbols("p D", positive=True)
     q = p - D
     f = q * sympy.log(q / p) + (1 - q) * sympy.log((1 - q) / (1 - p))
@@ -91,23 +100,29 @@ KLQ_BOX_WIDE = [(0.01, 0.99), (0.5, 1.0)]
 def _kl_quadratic(ctx):
     r, f0, f1 = kl_quadratic_taylor_residual()
     if not (r == 0 and f0 == 0 and f1 == 0):
-        return Outcome(status=FAILS, method=SYMBOLIC, domain="Taylor remainder identity",
-                       notes=f"sympy residuals {r}, {f0}, {f1}")
+        return Outcome(
+            status=FAILS,
+            method=SYMBOLIC,
+            domain="Taylor remainder identity",
+            notes=f"sympy residuals {r}, {f0}, {f1}",
+        )
     wide = ctx.budget >= 8
     box = KLQ_BOX_WIDE if wide else KLQ_BOX
     out = certificate_outcome(
-        kl_quadratic_slack, ("p", "x"), box,
+        kl_quadratic_slack,
+        ("p", "x"),
+        box,
         max_boxes=int(40000 if wide else 4000 * ctx.budget),
         to_params=lambda p, x: {"p": p, "Delta": x * p},
         domain=f"Delta/p in (0, 1/2] for every p in (0, 1) (analytic); p in [{box[0][0]:g}, "
-               f"{box[0][1]:g}], Delta/p in [1/2, 1] (interval)",
+        f"{box[0][1]:g}], Delta/p in [1/2, 1] (interval)",
         notes="Near Delta = 0 both sides vanish to second order, so no enclosure can certify boxes "
-              "touching Delta = 0; there the common factor Delta^2 is divided out analytically: "
-              "sympy checks f(0) = f'(0) = 0 and f''(D) = 1/((p-D)(1-p+D)) for f(D) = kl(p-D, p), so "
-              "f(Delta) = Delta^2 int_0^1 (1-v) f''(v Delta) dv <= Delta^2 / (2 min_v (p - v Delta)"
-              "(1 - p + v Delta)) <= Delta^2 / (p(1-p)) when Delta <= p/2 (the minimum of the "
-              "concave quadratic is at an end, and (p - Delta)(1 - p + Delta) >= p(1-p)/2). "
-              "The rest is certified by branch and bound with the slack divided by p.",
+        "touching Delta = 0; there the common factor Delta^2 is divided out analytically: "
+        "sympy checks f(0) = f'(0) = 0 and f''(D) = 1/((p-D)(1-p+D)) for f(D) = kl(p-D, p), so "
+        "f(Delta) = Delta^2 int_0^1 (1-v) f''(v Delta) dv <= Delta^2 / (2 min_v (p - v Delta)"
+        "(1 - p + v Delta)) <= Delta^2 / (p(1-p)) when Delta <= p/2 (the minimum of the "
+        "concave quadratic is at an end, and (p - Delta)(1 - p + Delta) >= p(1-p)/2). "
+        "The rest is certified by branch and bound with the slack divided by p.",
     )
     return out
 
@@ -129,19 +144,26 @@ def _eq8_chain(ctx):
         for i in range(ctx.examples):
             K = int(ctx.rng.integers(2, 33))
             L = K + int(ctx.rng.integers(1, 64))
-            d = float((1.0 / K) * (ctx.rng.uniform(1e-4, 1 - 1e-4) if i % 2 else
-                                   math.exp(ctx.rng.uniform(-20, 0)) * (1 - 1e-9)))
+            d = float(
+                (1.0 / K)
+                * (
+                    ctx.rng.uniform(1e-4, 1 - 1e-4)
+                    if i % 2
+                    else math.exp(ctx.rng.uniform(-20, 0)) * (1 - 1e-9)
+                )
+            )
             f = eq8_ucb1_orders(L, K, mpmath.mpf(d), dps=40)
             inst = {"L": L, "K": K, "Delta": d}
             tr.add(1 - f[0] / f[1], dict(inst, step="1 = 2"), tol=1e-30)
             tr.add(1 - f[1] / f[2], dict(inst, step="2 <= 3"))
             tr.add(1 - f[2] / (2 * f[3]), dict(inst, step="3 <= 2 * 4"))
     return tr.outcome(
-        SAMPLING, "K = 2..32, L - K = 1..63, Delta/p uniform and log-uniform down to e^-20 (40 digits)",
+        SAMPLING,
+        "K = 2..32, L - K = 1..63, Delta/p uniform and log-uniform down to e^-20 (40 digits)",
         {"K": [2, 32], "digits": 40},
         notes="relative slacks of each step with bounds.discussion.eq8_ucb1_orders; the O() hides "
-              "constant 2 in the last step (1/(p(1-p)) = K^2/(K-1) <= 2K) and 12 from Theorem 2. "
-              "The second step is discussion.kl_quadratic (certified).",
+        "constant 2 in the last step (1/(p(1-p)) = K^2/(K-1) <= 2K) and 12 from Theorem 2. "
+        "The second step is discussion.kl_quadratic (certified).",
     )
 
 
@@ -151,7 +173,7 @@ def _eq8_chain(ctx):
 
 
 def klucb_ucb1_ratio(K, delta, dps=80):
-    """Theorem 3's leading per-item coefficient over Theorem 2's on B_LB(L, K, 1/K, Delta), eps -> 0.
+    """Theorem 3's leading per-item coefficient over Theorem 2's, B_LB(L, K, 1/K, Delta), eps -> 0.
 
     ``[Delta (1 + log(1/Delta)) / kl(p - Delta, p)] / (12 / Delta)`` with ``p = 1/K``.
     """
@@ -168,6 +190,7 @@ def klucb_crossover(K, dps=80):
     searched (checked by the caller). Returns ``(Delta*, log(1/Delta*))`` as mpf.
     """
     with mpmath.workdps(dps):
+
         def g(lam):
             return klucb_ucb1_ratio(K, mpmath.exp(lam), dps) - 1
 
@@ -209,9 +232,9 @@ def _klucb_below(ctx):
         "K = 2..40, Delta = e^-K and log-uniform in [e^-K, 1/K) (80 digits)",
         {"K": [2, 40], "Delta": ["e^-K", "1/K"]},
         notes="slack = 1 - (KL-UCB coefficient)/(UCB1 coefficient). Analytic reason: for p <= 1/2, "
-              "kl(p - Delta, p) >= Delta^2/(2p(1-p)) (Taylor remainder, see discussion.kl_quadratic), "
-              "so the ratio is <= (K-1)(1 + log(1/Delta))/(6K^2) < 1/6 at Delta >= e^-K. The true "
-              "regime is far wider (caveat klucb-regime).",
+        "kl(p - Delta, p) >= Delta^2/(2p(1-p)) (Taylor remainder, see discussion.kl_quadratic), "
+        "so the ratio is <= (K-1)(1 + log(1/Delta))/(6K^2) < 1/6 at Delta >= e^-K. The true "
+        "regime is far wider (caveat klucb-regime).",
     )
 
 
@@ -234,6 +257,7 @@ def example_expected_discovery(L, K):
 def example_expected_discovery_bruteforce(L, K):
     """The same minimum by exhaustion over the numbers of new items shown per step (exact)."""
     best = None
+
     # a policy reveals n_1, n_2, ... new items (0 <= n_j <= K) until all L are seen
     def rec(left, step, acc):
         nonlocal best
@@ -261,7 +285,7 @@ def example_expected_discovery_bruteforce(L, K):
     premises=("1 <= K <= L",),
     method=EXACT,
     amended="L/(2K) is not exact: E* = L/(2K) + 1/2 when K divides L; the expected regret, "
-            "E* - 1, is L/(2K) - 1/2 (caveat example-l-2k)",
+    "E* - 1, is L/(2K) - 1/2 (caveat example-l-2k)",
 )
 def _example(ctx):
     tr = SlackTracker()
@@ -279,13 +303,18 @@ def _example(ctx):
         # two-sided: report the smaller of the two slacks
         tr.add(min(e - low, Fraction(L, 2 * K) + 1 - e), {"L": L, "K": K, "E*": str(e)})
     if bad:
-        return Outcome(status=FAILS, method=EXACT, domain="L <= 8", counterexample=bad,
-                       notes="closed form disagrees with exhaustive search")
+        return Outcome(
+            status=FAILS,
+            method=EXACT,
+            domain="L <= 8",
+            counterexample=bad,
+            notes="closed form disagrees with exhaustive search",
+        )
     return tr.outcome(
-        EXACT, "closed form for all 1 <= K <= L <= 120; exhaustive over policies for L <= 8",
+        EXACT,
+        "closed form for all 1 <= K <= L <= 120; exhaustive over policies for L <= 8",
         {"L": [1, 120]},
         notes=f"exhaustive minimum over policies equals the closed form for {n_brute} (L, K) pairs "
-              "(exact Fractions); slack = distance of E* to the nearer end of [L/(2K) + 1/2, "
-              "L/(2K) + 1), 0 when K divides L (lower end attained).",
+        "(exact Fractions); slack = distance of E* to the nearer end of [L/(2K) + 1/2, "
+        "L/(2K) + 1), 0 when K divides L (lower end attained).",
     )
-

@@ -27,8 +27,7 @@ _KS = range(1, 7)
     "Section 4.1, Lemma 1 (proof in Appendix B)",
     "E[prod_k w(a_k) - prod_k w(b_k)] = sum_k E[prod_{i<k} w(a_i)] E[w(a_k) - w(b_k)] "
     "prod_{j>k} E[w(b_j)]",
-    premises=("w ~ P with independent Bernoulli entries (Assumption 1)",
-              "a_i = b_j only if i = j"),
+    premises=("w ~ P with independent Bernoulli entries (Assumption 1)", "a_i = b_j only if i = j"),
     method=SYMBOLIC,
     requires=("bounds.lemma1",),
 )
@@ -47,16 +46,20 @@ def _lemma1(ctx):
         tr.add(-abs(lhs - rhs), inst)
     ok = sym_ok and mismatch is None
     return Outcome(
-        status=HOLDS if ok else FAILS, method=SYMBOLIC,
+        status=HOLDS if ok else FAILS,
+        method=SYMBOLIC,
         domain="identity: K = 1..6, all real w (sympy); expectation form: random A, B with the "
-               "premise, L <= 7, rational w with ties (exact)",
+        "premise, L <= 7, rational w with ties (exact)",
         domain_spec={"K_symbolic": list(_KS), "L_exact": [1, 7]},
-        instances=len(_KS) + tr.n, min_slack=0.0, argmin=None, counterexample=mismatch,
+        instances=len(_KS) + tr.n,
+        min_slack=0.0,
+        argmin=None,
+        counterexample=mismatch,
         notes=f"sympy expands LHS - RHS of the polynomial identity to 0 for K = 1..6; the "
-              f"expectation form is exact (Fractions) at {tr.n} random instances and its left side "
-              "agrees with an enumeration of all 2^m outcomes. Slack of an identity is 0. "
-              "Premises: caveats lemma1-independence (needed), lemma1-premise (not needed for the "
-              "statement, needed for the proof's term-by-term factorisation).",
+        f"expectation form is exact (Fractions) at {tr.n} random instances and its left side "
+        "agrees with an enumeration of all 2^m outcomes. Slack of an identity is 0. "
+        "Premises: caveats lemma1-independence (needed), lemma1-premise (not needed for the "
+        "statement, needed for the proof's term-by-term factorisation).",
     )
 
 
@@ -72,9 +75,12 @@ def _lemma1_induction(ctx):
     Ks = range(2, 7)
     ok = all(prove_lemma1_induction_step(K) for K in Ks)
     return Outcome(
-        status=HOLDS if ok else FAILS, method=SYMBOLIC,
-        domain="K = 2..6, all real w", domain_spec={"K": list(Ks)}, instances=len(Ks),
+        status=HOLDS if ok else FAILS,
+        method=SYMBOLIC,
+        domain="K = 2..6, all real w",
+        domain_spec={"K": list(Ks)},
+        instances=len(Ks),
         min_slack=0.0,
         notes="bounds.lemma1.prove_lemma1_induction_step: sympy checks each equality of the "
-              "appendix chain (the third uses the identity for K - 1).",
+        "appendix chain (the third uses the identity for K - 1).",
     )

@@ -68,10 +68,10 @@ def _theorem4(ctx):
         "random B_LB(L <= 64, K <= 8, p, Delta) and random instances L <= 8 with a unique optimum",
         {"blb": {"L": [2, 64], "K": [1, 8]}, "general": {"L": [2, 8]}},
         notes="(i) bounds.lower.theorem4_coefficient and the general-instance constant vs the "
-              f"paper's formula at 40 digits: max relative error {worst_rel:.2e}; (ii) slack = "
-              "1 - lower/upper for Theorem 3's coefficient (and Theorem 2's on general instances). "
-              "The liminf itself rests on Lai and Robbins (1985) and is not checkable at finite n. "
-              "How weak the bound is for p >= 1/K: caveat theorem4-large-p.",
+        f"paper's formula at 40 digits: max relative error {worst_rel:.2e}; (ii) slack = "
+        "1 - lower/upper for Theorem 3's coefficient (and Theorem 2's on general instances). "
+        "The liminf itself rests on Lai and Robbins (1985) and is not checkable at finite n. "
+        "How weak the bound is for p >= 1/K: caveat theorem4-large-p.",
     )
     if worst_rel > 1e-12:
         from dataclasses import replace

@@ -35,8 +35,19 @@ def _cells(policy, horizon, runs):
     from simulate.experiments import Cell
 
     return [
-        (label, Cell("verify", f"mc-{policy}-{i}", "cascade", tuple(w), K, policy,
-                     horizon=horizon, runs=runs))
+        (
+            label,
+            Cell(
+                "verify",
+                f"mc-{policy}-{i}",
+                "cascade",
+                tuple(w),
+                K,
+                policy,
+                horizon=horizon,
+                runs=runs,
+            ),
+        )
         for i, (label, w, K) in enumerate(MC_INSTANCES)
     ]
 
@@ -53,13 +64,15 @@ def _mc_check(ctx, policy, bound_fn, n_min):
     status = HOLDS
     cex = None
     details = []
-    for (label, cell), ss in zip(_cells(policy, horizon, runs), seeds):
+    for (label, cell), ss in zip(_cells(policy, horizon, runs), seeds, strict=True):
         res = run_cell(cell, ss)
         inst = CascadeInstance(cell.weights, cell.K)
         cp = res.checkpoints
         keep = np.flatnonzero(cp >= n_min)
         # at most 12 log-spaced checkpoints (Theorem 3's bound optimises eps at each n)
-        keep = np.unique(keep[np.round(np.linspace(0, keep.size - 1, min(12, keep.size))).astype(int)])
+        keep = np.unique(
+            keep[np.round(np.linspace(0, keep.size - 1, min(12, keep.size))).astype(int)]
+        )
         cp = cp[keep]
         reg = res.regret[:, keep]
         mean = reg.mean(axis=0)
@@ -68,28 +81,47 @@ def _mc_check(ctx, policy, bound_fn, n_min):
         B = np.array([bound_fn(inst, int(n)) for n in cp])
         rel = (B - hi) / B
         j = int(np.argmin(rel))
-        details.append(f"{label}: R({horizon}) = {mean[-1]:.1f} +- {se[-1]:.1f} (se), "
-                       f"bound {B[-1]:.1f}")
-        point = {"instance": label, "n": int(cp[j]), "mean_regret": float(mean[j]),
-                 "upper_limit": float(hi[j]), "bound": float(B[j])}
+        details.append(
+            f"{label}: R({horizon}) = {mean[-1]:.1f} +- {se[-1]:.1f} (se), bound {B[-1]:.1f}"
+        )
+        point = {
+            "instance": label,
+            "n": int(cp[j]),
+            "mean_regret": float(mean[j]),
+            "upper_limit": float(hi[j]),
+            "bound": float(B[j]),
+        }
         if worst is None or rel[j] < worst[0]:
             worst = (float(rel[j]), point)
         if (lo > B).any():
             status = FAILS
             k = int(np.argmax(lo - B))
-            cex = {"instance": label, "n": int(cp[k]), "lower_limit": float(lo[k]), "bound": float(B[k])}
+            cex = {
+                "instance": label,
+                "n": int(cp[k]),
+                "lower_limit": float(lo[k]),
+                "bound": float(B[k]),
+            }
         elif (hi > B).any() and status == HOLDS:
             status = UNDECIDED
     return Outcome(
-        status=status, method=MONTE_CARLO,
-        domain=f"{len(MC_INSTANCES)} instances, {runs} runs, up to 12 log-spaced checkpoints in {n_min}..{horizon}",
-        domain_spec={"instances": [list(w) + [K] for _, w, K in MC_INSTANCES], "runs": runs,
-                     "horizon": horizon, "confidence": CONFIDENCE},
-        instances=len(MC_INSTANCES) * runs, min_slack=worst[0], argmin=worst[1],
+        status=status,
+        method=MONTE_CARLO,
+        domain=f"{len(MC_INSTANCES)} instances, {runs} runs, up to 12 log-spaced checkpoints in "
+        f"{n_min}..{horizon}",
+        domain_spec={
+            "instances": [list(w) + [K] for _, w, K in MC_INSTANCES],
+            "runs": runs,
+            "horizon": horizon,
+            "confidence": CONFIDENCE,
+        },
+        instances=len(MC_INSTANCES) * runs,
+        min_slack=worst[0],
+        argmin=worst[1],
         counterexample=cex,
         notes=f"one-sided {CONFIDENCE:.1%} Student-t limits on the mean cumulative regret at each "
-              f"checkpoint (simulate.run_cell, best-first order); slack = (bound - upper limit)/bound. "
-              + "; ".join(details),
+        f"checkpoint (simulate.run_cell, best-first order); slack = (bound - upper limit)/bound. "
+        + "; ".join(details),
     )
 
 
@@ -111,8 +143,11 @@ def _theorem2_mc(ctx):
     "theorem3.mc",
     "Section 4.2, Theorem 3, against simulated CascadeKL-UCB regret",
     "R(n) <= Theorem 3's bound (eps optimised, the paper's form of C) for CascadeKL-UCB",
-    premises=("Assumption 1", "unique optimal set", "n >= 48 (caveats theorem3-small-n, "
-              "gc-loglog-small-n)"),
+    premises=(
+        "Assumption 1",
+        "unique optimal set",
+        "n >= 48 (caveats theorem3-small-n, gc-loglog-small-n)",
+    ),
     method=MONTE_CARLO,
     requires=("simulate.runner", "bounds.upper", "bounds.garivier_cappe"),
 )

@@ -36,6 +36,7 @@ def kl_sym(p, q):
 # (a) summation by parts
 # --------------------------------------------------------------------------
 
+
 def lemma2_rewrite_identity(K):
     """sympy: LHS of Lemma 2 minus its rewritten form, with kl values as free symbols."""
     d = sympy.symbols(f"Delta1:{K + 1}", positive=True)
@@ -48,7 +49,8 @@ def lemma2_rewrite_identity(K):
 @claim(
     "lemma2.rewrite",
     "Appendix B, proof of Lemma 2, first display",
-    "Delta_1/kl_1 + sum_{k>=2} Delta_k (1/kl_k - 1/kl_{k-1}) = sum_{k<K} (Delta_k - Delta_{k+1})/kl_k "
+    "Delta_1/kl_1 + sum_{k>=2} Delta_k (1/kl_k - 1/kl_{k-1}) = "
+    "sum_{k<K} (Delta_k - Delta_{k+1})/kl_k "
     "+ Delta_K/kl_K (summation by parts)",
     premises=("kl_k > 0",),
     method=SYMBOLIC,
@@ -68,11 +70,14 @@ def _lemma2_rewrite(ctx):
             tr.add(-abs(a - b) / max(abs(a), 1), {"p": p, "p_opt": qs}, tol=1e-40)
     status = HOLDS if ok and tr.status == HOLDS else FAILS
     return Outcome(
-        status=status, method=SYMBOLIC,
+        status=status,
+        method=SYMBOLIC,
         domain="K = 1..8, Delta_k and kl_k free positive symbols",
-        domain_spec={"K": Ks}, instances=len(Ks), min_slack=0.0,
+        domain_spec={"K": Ks},
+        instances=len(Ks),
+        min_slack=0.0,
         notes=f"sympy simplifies the difference to 0 for each K; bounds.peeling.lemma2_lhs and "
-              f"lemma2_rewritten agree to 1e-40 (relative) at {tr.n} random points (50 digits).",
+        f"lemma2_rewritten agree to 1e-40 (relative) at {tr.n} random points (50 digits).",
         counterexample=tr.counterexample,
     )
 
@@ -80,6 +85,7 @@ def _lemma2_rewrite(ctx):
 # --------------------------------------------------------------------------
 # (b) monotonicity of 1/kl(p, p+x)
 # --------------------------------------------------------------------------
+
 
 def kl_shift_derivatives():
     """(k', k'') of ``k(x) = kl(p, p+x)`` and their closed forms' differences (should be 0)."""
@@ -102,18 +108,22 @@ def _lemma2_monotone(ctx):
     r1, _ = kl_shift_derivatives()
     ok = r1 == 0
     return Outcome(
-        status=HOLDS if ok else FAILS, method=SYMBOLIC,
+        status=HOLDS if ok else FAILS,
+        method=SYMBOLIC,
         domain="0 < p < 1, 0 < x < 1 - p (and p = 0: k(x) = -log(1 - x))",
-        domain_spec={"p": [0, 1], "x": [0, "1-p"]}, instances=1, min_slack=0.0,
+        domain_spec={"p": [0, 1], "x": [0, "1-p"]},
+        instances=1,
+        min_slack=0.0,
         notes="sympy: d/dx kl(p, p+x) = x / ((p + x)(1 - p - x)) > 0 on the domain, so kl(p, p+x) "
-              "increases from kl(p, p) = 0 and its reciprocal decreases. Slack 0: the derivative "
-              "vanishes at x = 0.",
+        "increases from kl(p, p) = 0 and its reciprocal decreases. Slack 0: the derivative "
+        "vanishes at x = 0.",
     )
 
 
 # --------------------------------------------------------------------------
 # (c) chord bound from convexity
 # --------------------------------------------------------------------------
+
 
 @claim(
     "lemma2.chord",
@@ -135,15 +145,19 @@ def _lemma2_chord(ctx):
             kx = mpmath.mpf(0) if X == 0 else _kl_mp(P, P + X)
             tr.add(kx - _kl_mp(P, P + D) / D * X, {"p": p, "Delta": d, "x": x})
     return Outcome(
-        status=HOLDS if ok and tr.status == HOLDS else FAILS, method=SYMBOLIC,
+        status=HOLDS if ok and tr.status == HOLDS else FAILS,
+        method=SYMBOLIC,
         domain="0 <= p < 1, 0 < Delta <= x <= 1 - p",
-        domain_spec={"p": [0, 1], "Delta": [0, "1-p"], "x": ["Delta", "1-p"]}, instances=1,
-        min_slack=0.0, argmin={"x": "Delta"}, counterexample=tr.counterexample,
+        domain_spec={"p": [0, 1], "Delta": [0, "1-p"], "x": ["Delta", "1-p"]},
+        instances=1,
+        min_slack=0.0,
+        argmin={"x": "Delta"},
+        counterexample=tr.counterexample,
         notes="sympy: d^2/dx^2 kl(p, p+x) = (p(1-p) + x^2) / ((p+x)^2 (1-p-x)^2) > 0, so k(x) = "
-              "kl(p, p+x) is convex with k(0) = 0, hence k(x)/x is nondecreasing: the chord bound. "
-              "Tight (slack 0) at x = Delta. The paper also needs x <= 1 - p (kl(p, q) is undefined "
-              f"for q > 1). Cross-check: {tr.n} random points in 50 digits, smallest slack "
-              f"{tr.min_slack:.3g}.",
+        "kl(p, p+x) is convex with k(0) = 0, hence k(x)/x is nondecreasing: the chord bound. "
+        "Tight (slack 0) at x = Delta. The paper also needs x <= 1 - p (kl(p, q) is undefined "
+        f"for q > 1). Cross-check: {tr.n} random points in 50 digits, smallest slack "
+        f"{tr.min_slack:.3g}.",
     )
 
 
@@ -156,6 +170,7 @@ def _kl_mp(p, q):
 # --------------------------------------------------------------------------
 # (c') the integral bound
 # --------------------------------------------------------------------------
+
 
 def integral_slack(p, dK, d1):
     """``Delta_K/kl(p,p+Delta_K) log(Delta_1/Delta_K) - int_{Delta_K}^{Delta_1} dx / kl(p, p+x)``.
@@ -178,7 +193,7 @@ def integral_slack(p, dK, d1):
     premises=("p_1 >= ... >= p_K > p", "Delta_1 <= 1 - p"),
     method=SAMPLING,
     amended="the paper integrates up to 1, where kl(p, p+x) is undefined for x > 1 - p; the proof "
-            "needs only the integral up to Delta_1 <= 1 - p (caveat lemma2-integral-range)",
+    "needs only the integral up to Delta_1 <= 1 - p (caveat lemma2-integral-range)",
 )
 def _lemma2_integral(ctx):
     tr_sum, tr_int = SlackTracker(), SlackTracker()
@@ -202,22 +217,25 @@ def _lemma2_integral(ctx):
     status = HOLDS if tr_sum.status == HOLDS and tr_int.status == HOLDS else FAILS
     cex = tr_sum.counterexample or tr_int.counterexample
     return Outcome(
-        status=status, method=SAMPLING,
+        status=status,
+        method=SAMPLING,
         domain="random p, p_1 >= ... >= p_K > p with p_1 < 1, K <= 8 (50-digit quadrature)",
-        domain_spec={"K": [1, 8], "digits": 50}, instances=tr_int.n,
+        domain_spec={"K": [1, 8], "digits": 50},
+        instances=tr_int.n,
         min_slack=min(tr_sum.min_slack, tr_int.min_slack),
         argmin=tr_int.argmin if tr_int.min_slack <= tr_sum.min_slack else tr_sum.argmin,
         counterexample=cex,
         notes=f"Riemann-sum step: smallest slack {tr_sum.min_slack:.3g}; chord-integral step: "
-              f"smallest slack {tr_int.min_slack:.3g} (each compared with mpmath.quad's error "
-              "estimate). Both steps also follow symbolically from lemma2.monotone and "
-              "lemma2.chord; the last step uses Delta_1 <= 1 - p <= 1.",
+        f"smallest slack {tr_int.min_slack:.3g} (each compared with mpmath.quad's error "
+        "estimate). Both steps also follow symbolically from lemma2.monotone and "
+        "lemma2.chord; the last step uses Delta_1 <= 1 - p <= 1.",
     )
 
 
 # --------------------------------------------------------------------------
 # Lemma 2 itself
 # --------------------------------------------------------------------------
+
 
 @claim(
     "lemma2",
@@ -244,10 +262,10 @@ def _lemma2(ctx):
         "p_1 >= ... >= p_K in (p, 1], log-uniform near 0 and 1 (50 digits)",
         {"K": [1, 8], "digits": 50},
         notes="slack reported relative to the right side, (rhs - lhs)/rhs, evaluated with "
-              "bounds.peeling.lemma2_lhs/rhs in 50-digit mpmath. For every K the lemma also follows "
-              "from the checked proof steps lemma2.rewrite, lemma2.monotone, lemma2.chord, "
-              "lemma2.integral; lemma2.k2 certifies K = 2 over a box. The ordering of the p_k is "
-              "not needed (caveat lemma2-order).",
+        "bounds.peeling.lemma2_lhs/rhs in 50-digit mpmath. For every K the lemma also follows "
+        "from the checked proof steps lemma2.rewrite, lemma2.monotone, lemma2.chord, "
+        "lemma2.integral; lemma2.k2 certifies K = 2 over a box. The ordering of the p_k is "
+        "not needed (caveat lemma2-order).",
     )
 
 
@@ -290,15 +308,17 @@ def _lemma2_k2(ctx):
     box = LEMMA2_K2_BOX_WIDE if wide else LEMMA2_K2_BOX
     names = ("p", "a", "b")
     return certificate_outcome(
-        lemma2_normalised_slack, names, box,
+        lemma2_normalised_slack,
+        names,
+        box,
         max_boxes=int((40000 if wide else 4000) * min(ctx.budget, 8) / (8 if wide else 1)),
         to_params=_lemma2_params,
         domain=f"K = 2: p in [{box[0][0]:g}, {box[0][1]:g}], a = Delta_2/(1 - p) in "
-               f"[{box[1][0]:g}, {box[1][1]:g}], b = (Delta_1 - Delta_2)/(1 - p - Delta_2) in [0, 1]",
+        f"[{box[1][0]:g}, {box[1][1]:g}], b = (Delta_1 - Delta_2)/(1 - p - Delta_2) in [0, 1]",
         notes="slack normalised by kl(p, p_2)/Delta_2 > 0 (the Delta_2/kl_2 terms cancel exactly); "
-              "kl enclosed by monotonicity from corner values. Outside the box (p -> 0 or 1, "
-              "Delta_2 -> 0 or 1 - p) the enclosures of kl(p, p_2)/kl(p, p_1) need ever smaller "
-              "boxes; the slow run certifies a wider box.",
+        "kl enclosed by monotonicity from corner values. Outside the box (p -> 0 or 1, "
+        "Delta_2 -> 0 or 1 - p) the enclosures of kl(p, p_2)/kl(p, p_1) need ever smaller "
+        "boxes; the slow run certifies a wider box.",
     )
 
 
@@ -306,15 +326,20 @@ def _lemma2_k2(ctx):
 # UCB1 peeling (Lemma 3 of Matroid bandits)
 # --------------------------------------------------------------------------
 
+
 def ucb1_sos_identity(K):
-    """sympy: ``2 - Delta_K * bracket - [r_1 + sum_{k>=2} (r_k - r_{k-1})^2 / r_k]`` with ``r_k = Delta_K/Delta_k``.
+    """sympy: ``2 - Delta_K * bracket - [r_1 + sum_{k>=2} (r_k - r_{k-1})^2 / r_k]``.
+
+    Here ``r_k = Delta_K/Delta_k``.
 
     Zero for every K: the slack of Lemma 3 (times Delta_K) is a sum of nonnegative terms.
     """
     dK = sympy.Symbol("DeltaK", positive=True)
     r = list(sympy.symbols(f"r1:{K}", positive=True)) + [sympy.Integer(1)]
     d = [dK / rk for rk in r]
-    bracket = d[0] / d[0] ** 2 + sum(d[k] * (1 / d[k] ** 2 - 1 / d[k - 1] ** 2) for k in range(1, K))
+    bracket = d[0] / d[0] ** 2 + sum(
+        d[k] * (1 / d[k] ** 2 - 1 / d[k - 1] ** 2) for k in range(1, K)
+    )
     sos = r[0] + sum((r[k] - r[k - 1]) ** 2 / r[k] for k in range(1, K))
     return sympy.simplify(2 - dK * bracket - sos)
 
@@ -337,7 +362,9 @@ def ucb1_tight_constant(K):
         return r[0] + sum((r[k] - r[k - 1]) ** 2 / r[k] for k in range(1, K))
 
     z0 = np.log(np.full(K - 1, 1.0 / K))
-    res = minimize(f, z0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000})
+    res = minimize(
+        f, z0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000}
+    )
     return 2.0 - float(res.fun)
 
 
@@ -359,15 +386,20 @@ def _ucb1_peeling(ctx):
     status = HOLDS if ok and tr.status == HOLDS else FAILS
     best = ", ".join(f"{ucb1_tight_constant(K):.4f}" for K in range(2, 9))
     return Outcome(
-        status=status, method=SYMBOLIC,
+        status=status,
+        method=SYMBOLIC,
         domain="every K = 1..8 and all gaps > 0 (symbolic); exact Fractions at random sorted gaps",
-        domain_spec={"K": Ks}, instances=len(Ks) + tr.n,
-        min_slack=tr.min_slack, argmin=tr.argmin, counterexample=tr.counterexample,
-        notes="sympy identity: Delta_K (2/Delta_K - bracket) = r_1 + sum_{k>=2} (r_k - r_{k-1})^2/r_k "
-              "with r_k = Delta_K/Delta_k > 0, a sum of nonnegative terms; so the lemma holds even "
-              "without the ordering of the gaps (caveat ucb1-peeling-order). Slack reported as "
-              "Delta_K (rhs - lhs), exact, over bounds.peeling.ucb1_peeling_lhs/rhs. The constant 2 "
-              "is the supremum over K; for fixed K the best constant is smaller: "
-              f"{best} for K = 2..8 (numerical minimisation of the sum-of-squares form, "
-              "ucb1_tight_constant; K = 2 is 5/4 exactly).",
+        domain_spec={"K": Ks},
+        instances=len(Ks) + tr.n,
+        min_slack=tr.min_slack,
+        argmin=tr.argmin,
+        counterexample=tr.counterexample,
+        notes="sympy identity: Delta_K (2/Delta_K - bracket) = "
+        "r_1 + sum_{k>=2} (r_k - r_{k-1})^2/r_k "
+        "with r_k = Delta_K/Delta_k > 0, a sum of nonnegative terms; so the lemma holds even "
+        "without the ordering of the gaps (caveat ucb1-peeling-order). Slack reported as "
+        "Delta_K (rhs - lhs), exact, over bounds.peeling.ucb1_peeling_lhs/rhs. The constant 2 "
+        "is the supremum over K; for fixed K the best constant is smaller: "
+        f"{best} for K = 2..8 (numerical minimisation of the sum-of-squares form, "
+        "ucb1_tight_constant; K = 2 is 5/4 exactly).",
     )

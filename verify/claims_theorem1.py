@@ -27,12 +27,12 @@ _REQ = ("bounds.decomposition",)
 
 
 def regret_by_enumeration(A, w, K):
-    """``E[f(A*, w_t) - f(A, w_t)]`` by summing over all outcomes of the items in A and A* (exact)."""
+    """``E[f(A*, w_t) - f(A, w_t)]``, exactly, summing over all outcomes of the items in A, A*."""
     opt = sorted(range(len(w)), key=lambda e: -w[e])[:K]
     items = sorted(set(A) | set(opt))
     total = Fraction(0)
     for bits in itertools.product((0, 1), repeat=len(items)):
-        val = dict(zip(items, bits))
+        val = dict(zip(items, bits, strict=True))
         prob = Fraction(1)
         for e, b in val.items():
             prob *= w[e] if b else 1 - w[e]
@@ -72,17 +72,22 @@ def _permutation(ctx):
         pi = theorem1_permutation(A, w, K)
         top = sorted(w, reverse=True)[:K]
         inst = {"w": [str(x) for x in w], "K": K, "U": U, "A": A, "pi": pi}
-        ok = (len(set(pi)) == K and sorted((w[e] for e in pi), reverse=True) == top
-              and all(pi[k] == A[k] for k in range(K) if A[k] in set(pi)))
+        ok = (
+            len(set(pi)) == K
+            and sorted((w[e] for e in pi), reverse=True) == top
+            and all(pi[k] == A[k] for k in range(K) if A[k] in set(pi))
+        )
         slack_u = min(U[A[k]] - U[pi[k]] for k in range(K))
         slack_w = min(w[pi[k]] - w[A[k]] for k in range(K))
         tr.add(min(slack_u, float(slack_w)) if ok else -1.0, inst)
     return tr.outcome(
-        EXACT, "random rational w with ties (L <= 7), random U (with ties, or ranking a random list first), A = top-K of U",
+        EXACT,
+        "random rational w with ties (L <= 7), random U (with ties, or ranking a random list "
+        "first), A = top-K of U",
         {"L": [1, 7]},
         notes="min slack = min_k min(U(a_k) - U(pi(k)), w(pi(k)) - w(a_k)); 0 wherever a_k is "
-              "optimal (pi(k) = a_k). Also checked: pi is a set of K items with the top-K weights "
-              "and fixes the optimal items of A.",
+        "optimal (pi(k) = a_k). Also checked: pi is a set of K items with the top-K weights "
+        "and fixes the optimal items of A.",
     )
 
 
@@ -94,8 +99,14 @@ def _bounds_check(ctx, which):
         w, K, U, A = _draw(ctx)
         lower, exact, upper = theorem1_bounds(A, w, K)
         enum = regret_by_enumeration(A, w, K)
-        inst = {"w": [str(x) for x in w], "K": K, "A": A, "lower": str(lower),
-                "regret": str(exact), "upper": str(upper)}
+        inst = {
+            "w": [str(x) for x in w],
+            "K": K,
+            "A": A,
+            "lower": str(lower),
+            "regret": str(exact),
+            "upper": str(upper),
+        }
         if enum != exact:
             mismatch = mismatch or dict(inst, enumerated=str(enum))
         if upper == 0:
@@ -107,17 +118,24 @@ def _bounds_check(ctx, which):
         # relative slack, in units of S: (S - R)/S, or (R - alpha S)/S
         tr.add((upper - exact) / upper if which == "upper" else (exact - lower) / upper, inst)
     if mismatch:
-        return Outcome(status=FAILS, method=EXACT, domain="random instances", instances=tr.n,
-                       counterexample=mismatch,
-                       notes="conditional regret disagrees with enumeration")
+        return Outcome(
+            status=FAILS,
+            method=EXACT,
+            domain="random instances",
+            instances=tr.n,
+            counterexample=mismatch,
+            notes="conditional regret disagrees with enumeration",
+        )
     return tr.outcome(
-        EXACT, "random rational w with ties (L <= 7), random U (with ties, or ranking a random list first), A = top-K of U",
+        EXACT,
+        "random rational w with ties (L <= 7), random U (with ties, or ranking a random list "
+        "first), A = top-K of U",
         {"L": [1, 7]},
         notes="exact Fractions; E_t[R] recomputed by enumerating all outcomes of the items of "
-              "A and A*. Slack relative to S (instances with S > 0; "
-              f"{zero} instances had S = 0 and regret 0). The upper bound is attained when the "
-              "only suboptimal item is last; the best constant in the lower bound is "
-              "prod_{j<K} (1 - w(j)) >= alpha (caveat theorem1-alpha).",
+        "A and A*. Slack relative to S (instances with S > 0; "
+        f"{zero} instances had S = 0 and regret 0). The upper bound is attained when the "
+        "only suboptimal item is last; the best constant in the lower bound is "
+        "prod_{j<K} (1 - w(j)) >= alpha (caveat theorem1-alpha).",
     )
 
 

@@ -1,4 +1,4 @@
-"""Claims: Theorems 2 and 3 against the pre-peeling sums of their proofs, and the 7 K log log n term.
+"""Claims: Theorems 2 and 3 against the pre-peeling sums of their proofs; the 7 K log log n term.
 
 * ``theorem2``: pre-peeling bound (the bracket of Appendix A times 6 log n, plus pi^2 L/3) <=
   Theorem 2's bound, on random instances; and ``bounds.upper.theorem2_bound`` against the paper's
@@ -43,7 +43,7 @@ def theorem2_formula_mp(inst, n, dps=40):
     with mpmath.workdps(dps):
         s = [mpmath.mpf(x) for x in inst.sorted_weights]
         wK = s[inst.K - 1]
-        coef = mpmath.fsum(12 / (wK - we) for we in s[inst.K:])
+        coef = mpmath.fsum(12 / (wK - we) for we in s[inst.K :])
         return coef * mpmath.log(n) + mpmath.pi**2 * inst.L / 3
 
 
@@ -68,15 +68,15 @@ def _theorem2(ctx):
             pre = theorem2_prepeeling(inst, n)
             ref = theorem2_formula_mp(inst, n)
             worst_rel = max(worst_rel, float(abs(b - ref) / ref))
-            tr.add((b - pre) / b, {"weights": list(inst.weights), "K": inst.K, "n": n},
-                   tol=1e-12)
+            tr.add((b - pre) / b, {"weights": list(inst.weights), "K": inst.K, "n": n}, tol=1e-12)
     out = tr.outcome(
-        SAMPLING, "random instances L <= 8 with a unique optimum, n in {3, 10, 1e2, 1e4, 1e6}",
+        SAMPLING,
+        "random instances L <= 8 with a unique optimum, n in {3, 10, 1e2, 1e4, 1e6}",
         {"L": [2, 8], "n": list(_HORIZONS)},
         notes="relative slack (bound - prepeeling)/bound; float64 evaluation with tolerance 1e-12. "
-              f"bounds.upper.theorem2_bound vs the formula at 40 digits: max relative error "
-              f"{worst_rel:.2e}. The peeling step itself is certified symbolically (ucb1_peeling); "
-              "the Monte-Carlo check against the simulator is theorem2.mc.",
+        f"bounds.upper.theorem2_bound vs the formula at 40 digits: max relative error "
+        f"{worst_rel:.2e}. The peeling step itself is certified symbolically (ucb1_peeling); "
+        "the Monte-Carlo check against the simulator is theorem2.mc.",
     )
     if worst_rel > 1e-12:
         from dataclasses import replace
@@ -118,17 +118,17 @@ def _theorem3(ctx):
     if tr_bound.counterexample and not tr.counterexample:
         tr.counterexample = tr_bound.counterexample
     return tr.outcome(
-        SAMPLING, "random instances L <= 6 with a unique optimum; eps in {0.01, 0.1, 1}, "
-        "n in {3, 1e2, 1e5}",
+        SAMPLING,
+        "random instances L <= 6 with a unique optimum; eps in {0.01, 0.1, 1}, n in {3, 1e2, 1e5}",
         {"L": [2, 6], "eps": [0.01, 0.1, 1.0], "n": [3, 100, 10**5]},
         notes="min slack: relative slack of the log n coefficient, 1 - (Lemma 2's left side summed "
-              "over items)/(Theorem 3's coefficient); the bounds at (n, eps) (form 'paper' of "
-              f"bounds.upper) have smallest relative slack {tr_bound.min_slack:.3g} over "
-              f"{tr_bound.n} (instance, n, eps) (the shared constant C dominates at small n); "
-              "float64 with tolerance 1e-12 (the "
-              "coefficients are computed at 30 digits and rounded once). Lemma 2 is certified "
-              "separately (lemma2, lemma2.k2 and its proof steps); the Monte-Carlo check is "
-              "theorem3.mc.",
+        "over items)/(Theorem 3's coefficient); the bounds at (n, eps) (form 'paper' of "
+        f"bounds.upper) have smallest relative slack {tr_bound.min_slack:.3g} over "
+        f"{tr_bound.n} (instance, n, eps) (the shared constant C dominates at small n); "
+        "float64 with tolerance 1e-12 (the "
+        "coefficients are computed at 30 digits and rounded once). Lemma 2 is certified "
+        "separately (lemma2, lemma2.k2 and its proof steps); the Monte-Carlo check is "
+        "theorem3.mc.",
     )
 
 
@@ -140,23 +140,27 @@ def _theorem3(ctx):
     premises=("n >= 48 (caveat gc-loglog-small-n)",),
     method=SAMPLING,
     amended="holds only from n = 48 on (bounds.garivier_cappe.klucb_loglog_valid_from); "
-            "for 3 <= n < 48 the sum of [GC] Theorem 10's bounds exceeds 7 log log n",
+    "for 3 <= n < 48 the sum of [GC] Theorem 10's bounds exceeds 7 log log n",
     requires=("bounds.garivier_cappe",),
 )
 def _loglog(ctx):
     from bounds.garivier_cappe import klucb_loglog_term
 
     tr = SlackTracker()
-    ns = sorted({48, 49, 50, 60, 100, 1000, 10**5} |
-                {int(x) for x in np.exp(ctx.rng.uniform(math.log(48), math.log(10**6), ctx.examples))})
+    ns = sorted(
+        {48, 49, 50, 60, 100, 1000, 10**5}
+        | {int(x) for x in np.exp(ctx.rng.uniform(math.log(48), math.log(10**6), ctx.examples))}
+    )
     for n in ns:
         F = klucb_loglog_term(n)
         tr.add(7 * math.log(math.log(n)) - F, {"n": n, "F(n)": F})
     return tr.outcome(
-        SAMPLING, "n = 48..1e6 (pinned 48, 49, 50, 60, 100, 1e3, 1e5 and log-uniform)",
+        SAMPLING,
+        "n = 48..1e6 (pinned 48, 49, 50, 60, 100, 1e3, 1e5 and log-uniform)",
         {"n": [48, 10**6]},
-        notes="F(n) = sum_{t<=n} min(1, e ceil(delta log t) e^-delta), delta = log t + 3 log log t, "
-              "summed exactly in float64 (bounds.garivier_cappe.klucb_loglog_term); slack "
-              "7 log log n - F(n), tightest at n = 48. bounds.garivier_cappe proves the bound for "
-              "every n >= 48 (exact check to 1e7 plus a monotone tail bound).",
+        notes="F(n) = sum_{t<=n} min(1, e ceil(delta log t) e^-delta), "
+        "delta = log t + 3 log log t, "
+        "summed exactly in float64 (bounds.garivier_cappe.klucb_loglog_term); slack "
+        "7 log log n - F(n), tightest at n = 48. bounds.garivier_cappe proves the bound for "
+        "every n >= 48 (exact check to 1e7 plus a monotone tail bound).",
     )

@@ -11,17 +11,32 @@ import json
 import sys
 import time
 
-HELP = "check every claim of the paper (symbolic, exact, interval, sampling, Monte-Carlo) and list caveats"
+HELP = (
+    "check every claim of the paper (symbolic, exact, interval, sampling, Monte-Carlo) and list "
+    "caveats"
+)
 
 
 def add_arguments(parser):
-    parser.add_argument("--claim", action="append", metavar="ID",
-                        help="run only this claim (repeatable); see --list")
-    parser.add_argument("--examples", type=int, default=50, metavar="N",
-                        help="random instances per sampled or exact claim (default 50)")
+    parser.add_argument(
+        "--claim",
+        action="append",
+        metavar="ID",
+        help="run only this claim (repeatable); see --list",
+    )
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=50,
+        metavar="N",
+        help="random instances per sampled or exact claim (default 50)",
+    )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="root seed (default 0)")
-    parser.add_argument("--full", action="store_true",
-                        help="larger interval boxes and budgets, larger Monte-Carlo runs (slow)")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="larger interval boxes and budgets, larger Monte-Carlo runs (slow)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument("--list", action="store_true", help="list the claims and exit")
     parser.add_argument("--no-caveats", action="store_true", help="do not compute the caveats")
@@ -47,19 +62,21 @@ def format_table(verdicts) -> str:
     """The verdict table as fixed-width text (one row per claim; '*' marks an amended claim)."""
     rows = [("claim", "paper reference", "method", "domain", "instances", "min slack", "verdict")]
     for v in verdicts:
-        rows.append((
-            v.claim_id + ("*" if v.amended else ""),
-            _short(v.reference, 40),
-            v.method,
-            _short(v.domain, 40),
-            _fmt_instances(v),
-            _fmt_slack(v),
-            v.status + ("" if v.coverage in (None, 1.0) else f" ({v.coverage:.1%})"),
-        ))
+        rows.append(
+            (
+                v.claim_id + ("*" if v.amended else ""),
+                _short(v.reference, 40),
+                v.method,
+                _short(v.domain, 40),
+                _fmt_instances(v),
+                _fmt_slack(v),
+                v.status + ("" if v.coverage in (None, 1.0) else f" ({v.coverage:.1%})"),
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for j, r in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
         if j == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
@@ -102,7 +119,9 @@ def run(args) -> int:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     if args.list:
         for c in verify.all_claims():
-            mark = "" if c.is_available() else "  (unavailable: needs " + ", ".join(c.requires) + ")"
+            mark = (
+                "" if c.is_available() else "  (unavailable: needs " + ", ".join(c.requires) + ")"
+            )
             print(f"{c.id:32s} {c.method:24s} {c.reference}{mark}")
         return 0
     ids = args.claim
@@ -110,25 +129,38 @@ def run(args) -> int:
         for i in ids:
             verify.get_claim(i)  # ValueError -> exit 2 with the known ids
     t0 = time.perf_counter()
-    verdicts = verify.run_all(examples=args.examples, seed=args.seed,
-                              budget=8.0 if args.full else 1.0, claims=ids)
+    verdicts = verify.run_all(
+        examples=args.examples, seed=args.seed, budget=8.0 if args.full else 1.0, claims=ids
+    )
     cavs = [] if (args.no_caveats or ids) else verify.caveats()
     wall = time.perf_counter() - t0
     failed = [v.claim_id for v in verdicts if v.status == verify.FAILS]
     if args.json:
-        json.dump({
-            "verdicts": [v.to_dict() for v in verdicts],
-            "caveats": [c.to_dict() for c in cavs],
-            "examples": args.examples, "seed": args.seed, "full": bool(args.full),
-            "seconds": wall, "failed": failed,
-        }, sys.stdout, indent=1)
+        json.dump(
+            {
+                "verdicts": [v.to_dict() for v in verdicts],
+                "caveats": [c.to_dict() for c in cavs],
+                "examples": args.examples,
+                "seed": args.seed,
+                "full": bool(args.full),
+                "seconds": wall,
+                "failed": failed,
+            },
+            sys.stdout,
+            indent=1,
+        )
         print()
     else:
         print(format_table(verdicts))
-        n = {s: sum(v.status == s for v in verdicts) for s in (verify.HOLDS, verify.UNDECIDED, verify.FAILS)}
-        print(f"\n{len(verdicts)} claims: {n['holds']} hold, {n['undecided']} undecided, "
-              f"{n['fails']} fail ({wall:.1f} s, seed {args.seed}, {args.examples} examples). "
-              "'*' = checked with a condition or correction the paper does not state (see caveats).")
+        n = {
+            s: sum(v.status == s for v in verdicts)
+            for s in (verify.HOLDS, verify.UNDECIDED, verify.FAILS)
+        }
+        print(
+            f"\n{len(verdicts)} claims: {n['holds']} hold, {n['undecided']} undecided, "
+            f"{n['fails']} fail ({wall:.1f} s, seed {args.seed}, {args.examples} examples). "
+            "'*' = checked with a condition or correction the paper does not state (see caveats)."
+        )
         print("\nDetails\n-------")
         print(format_details(verdicts))
         if cavs:

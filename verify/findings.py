@@ -25,7 +25,7 @@ _TEST = "tests/verify/test_caveats.py::"
 
 
 def search_lemma2_unsorted(seed=0, tries=4000):
-    """Lemma 2 with the ordering p_1 >= ... >= p_K dropped (p_K > p kept): a counterexample or None."""
+    """Lemma 2 without the ordering p_1 >= ... >= p_K (p_K > p kept): a counterexample or None."""
     from bounds.kl import kl_mp
 
     rng = np.random.default_rng(seed)
@@ -64,11 +64,16 @@ def search_peeling_lp_unsorted(seed=0, tries=2000):
             continue
         tau = [1 / (d * d) for d in g]
         m = [tau[0]] + [tau[k] - tau[k - 1] for k in range(1, K)]
-        mstar_val = sum(d * x for d, x in zip(g, m))
+        mstar_val = sum(d * x for d, x in zip(g, m, strict=True))
         feasible = all(x >= 0 for x in m)
         A = np.tril(np.ones((K, K)))
-        res = linprog(-np.array([float(d) for d in g]), A_ub=A, b_ub=[float(t) for t in tau],
-                      bounds=[(0, None)] * K, method="highs")
+        res = linprog(
+            -np.array([float(d) for d in g]),
+            A_ub=A,
+            b_ub=[float(t) for t in tau],
+            bounds=[(0, None)] * K,
+            method="highs",
+        )
         if res.status != 0:
             continue
         opt = -res.fun
@@ -81,7 +86,7 @@ def search_peeling_lp_unsorted(seed=0, tries=2000):
                 "m_star_value": float(mstar_val),
                 "lp_optimum": float(opt),
                 "lp_argmax": [float(v) for v in x],
-                "bracket_formula": float(sum(d * x for d, x in zip(g, m))),
+                "bracket_formula": float(sum(d * x for d, x in zip(g, m, strict=True))),
                 "ucb1_peeling_lhs_rejects_unsorted": _rejects(ucb1_peeling_lhs, g),
             }
     return None
@@ -96,7 +101,7 @@ def _rejects(fn, *args):
 
 
 def search_ucb1_unsorted(seed=0, tries=4000):
-    """Lemma 3 of Matroid bandits with unsorted gaps: a counterexample or None (the SOS says none)."""
+    """Lemma 3 of Matroid bandits, unsorted gaps: a counterexample or None (the SOS says none)."""
     rng = np.random.default_rng(seed)
     for _ in range(tries):
         K = int(rng.integers(2, 7))
@@ -108,7 +113,7 @@ def search_ucb1_unsorted(seed=0, tries=4000):
 
 
 def lemma1_correlated_example():
-    """Lemma 1 without Assumption 1: items 0 and 1 are one Bernoulli(1/2) coin, A = (0, 1), B = (2, 3).
+    """Lemma 1 without Assumption 1: items 0 and 1 one Bernoulli(1/2) coin, A = (0, 1), B = (2, 3).
 
     Returns (lhs, rhs) with the lhs computed from the joint law and the rhs from the means.
     """
@@ -122,14 +127,14 @@ def lemma1_correlated_example():
         for a in A[:k]:
             before *= means[a]
         after = Fraction(1)
-        for b in B[k + 1:]:
+        for b in B[k + 1 :]:
             after *= means[b]
         rhs += before * (means[A[k]] - means[B[k]]) * after
     return lhs, rhs
 
 
 def search_lemma1_premise(seed=0, tries=500):
-    """Lemma 1 with a_i = b_j for some i != j: a case where the proof's term-by-term factorisation fails.
+    """Lemma 1 with a_i = b_j for some i != j: the proof's term-by-term factorisation fails.
 
     Returns the instance, the (equal) sums and the first term whose expectation differs from its
     factorised form; None if no such case is found.
@@ -151,9 +156,14 @@ def search_lemma1_premise(seed=0, tries=500):
         if diff or lhs != rhs:
             k = diff[0] if diff else None
             return {
-                "A": A, "B": B, "w": [str(x) for x in w],
-                "lhs": str(lhs), "rhs": str(rhs), "sums_equal": lhs == rhs,
-                "term": k, "E_term": str(terms[k][0]) if diff else None,
+                "A": A,
+                "B": B,
+                "w": [str(x) for x in w],
+                "lhs": str(lhs),
+                "rhs": str(rhs),
+                "sums_equal": lhs == rhs,
+                "term": k,
+                "E_term": str(terms[k][0]) if diff else None,
                 "factorised_term": str(terms[k][1]) if diff else None,
             }
     return None
@@ -172,26 +182,27 @@ def _peeling_lp_caveat():
     mstar = 1 / g[0] + sum(g[k] * (1 / g[k] ** 2 - 1 / g[k - 1] ** 2) for k in range(1, len(g)))
     ev = {
         "gaps": "Delta_1 = ... = Delta_9 = 3/10, Delta_10 = 1/10 (K = 10); tau_k = 1/Delta_k^2 "
-                "(factor 6 log n dropped)",
+        "(factor 6 log n dropped)",
         "printed_lp_optimum": float(val),
         "printed_lp_argmax": [str(x) for x in m],
         "value_at_m_star": float(mstar),
         "lemma3_bound_2_over_Delta_K": float(2 / g[-1]),
         "family": "Delta_1..K-1 = a, Delta_K = b, a = b sqrt(K-1): printed LP optimum "
-                  "sqrt(K-1)/b, unbounded multiple of 2/b",
+        "sqrt(K-1)/b, unbounded multiple of 2/b",
     }
     return Caveat(
         id="peeling-lp-constraints",
         claims=("appendix.peeling_lp", "theorem2", "theorem3"),
         kind="erratum",
         paper_says="max{sum_k Delta_k m_k : 0 <= m_k <= tau_k, sum_k m_k <= tau_K} is attained at "
-                   "m*_1 = tau_1, m*_k = tau_k - tau_{k-1} (proofs of Theorems 2 and 3)",
-        truth="with only those constraints the maximum is the greedy fill (m_k = tau_k for the largest "
-              "gaps until the budget tau_K is spent) and can exceed 2/Delta_K (times 6 log n), so "
-              "the LP as printed does not give Theorem 2. The proof's facts (i)-(iii) give the "
-              "stronger nested constraints sum_{j<=k} m_j <= tau_k for every k, under which m* is "
-              "optimal (exact duality certificate, claim appendix.peeling_lp) and the theorems "
-              "follow.",
+        "m*_1 = tau_1, m*_k = tau_k - tau_{k-1} (proofs of Theorems 2 and 3)",
+        truth="with only those constraints the maximum is the greedy fill (m_k = tau_k for the "
+        "largest "
+        "gaps until the budget tau_K is spent) and can exceed 2/Delta_K (times 6 log n), so "
+        "the LP as printed does not give Theorem 2. The proof's facts (i)-(iii) give the "
+        "stronger nested constraints sum_{j<=k} m_j <= tau_k for every k, under which m* is "
+        "optimal (exact duality certificate, claim appendix.peeling_lp) and the theorems "
+        "follow.",
         evidence=ev,
         test=_TEST + "test_peeling_lp_printed_constraints",
     )
@@ -215,15 +226,15 @@ def _hoeffding_caveat():
         claims=("appendix.hoeffding", "appendix.series", "theorem2"),
         kind="erratum",
         paper_says="E[sum_t 1{E_t}] <= sum_e sum_t sum_{s<=t} P(|w - w_hat_s| >= c_{t,s}) <= "
-                   "(pi^2/3) L",
+        "(pi^2/3) L",
         truth="E_t is defined with the algorithm's radius c_{t-1,s}, not c_{t,s}, so the printed "
-              "chain bounds a different event (each of its inequalities is correct for c_{t,s}: "
-              "claims appendix.hoeffding, appendix.series). Redone with c_{t-1,s} (c_{0,s} = "
-              "c_{1,s} = 0 by the small-t rule), the per-item union bound gives "
-              "2 zeta(2) + 2 zeta(3) - 2 = 3.694 > pi^2/3 = 3.290. Theorem 2's constant survives "
-              "only through a sharper count: capping P(E_t) at 1 for t = 1, 2 across all items "
-              "gives 2 + (2 zeta(2) + 2 zeta(3) - 4) L = 2 + 1.694 L <= (pi^2/3) L for L >= 2 "
-              "(L = 1 has no suboptimal item and zero regret).",
+        "chain bounds a different event (each of its inequalities is correct for c_{t,s}: "
+        "claims appendix.hoeffding, appendix.series). Redone with c_{t-1,s} (c_{0,s} = "
+        "c_{1,s} = 0 by the small-t rule), the per-item union bound gives "
+        "2 zeta(2) + 2 zeta(3) - 2 = 3.694 > pi^2/3 = 3.290. Theorem 2's constant survives "
+        "only through a sharper count: capping P(E_t) at 1 for t = 1, 2 across all items "
+        "gives 2 + (2 zeta(2) + 2 zeta(3) - 4) L = 2 + 1.694 L <= (pi^2/3) L for L >= 2 "
+        "(L = 1 has no suboptimal item and zero regret).",
         evidence=ev,
         test=_TEST + "test_hoeffding_index_shift",
     )
@@ -235,20 +246,22 @@ def _integral_caveat():
         "instance": {"p": p, "Delta_K": dK},
         "x_where_p_plus_x_exceeds_1": [1 - p, 1.0],
         "kl_at_x_0.9": "undefined: kl(0.2, 1.1), q > 1",
-        "bound_with_Delta_1": "Delta_K log(Delta_1/Delta_K)/kl(p, p_K) <= Delta_K log(1/Delta_K)/kl",
+        "bound_with_Delta_1": "Delta_K log(Delta_1/Delta_K)/kl(p, p_K) "
+        "<= Delta_K log(1/Delta_K)/kl",
     }
     return Caveat(
         id="lemma2-integral-range",
         claims=("lemma2.integral", "lemma2.chord"),
         kind="erratum",
-        paper_says="sum_k (Delta_k - Delta_{k+1})/kl(p, p_k) <= int_{Delta_K}^{Delta_1} dx/kl(p, p+x) "
-                   "<= int_{Delta_K}^1 dx/kl(p, p+x), and kl(p, p+x) >= kl(p, p_K) x/Delta_K for any "
-                   "x >= Delta_K",
+        paper_says="sum_k (Delta_k - Delta_{k+1})/kl(p, p_k) <= "
+        "int_{Delta_K}^{Delta_1} dx/kl(p, p+x) "
+        "<= int_{Delta_K}^1 dx/kl(p, p+x), and kl(p, p+x) >= kl(p, p_K) x/Delta_K for any "
+        "x >= Delta_K",
         truth="for x > 1 - p, p + x > 1 is not a probability and kl(p, p+x) is undefined, so the "
-              "integral up to 1 is not defined (and the chord bound needs x <= 1 - p). The proof "
-              "works with the integral up to Delta_1 <= 1 - p: the chord bound gives "
-              "Delta_K log(Delta_1/Delta_K)/kl(p, p_K) <= Delta_K log(1/Delta_K)/kl(p, p_K) since "
-              "Delta_1 <= 1. Lemma 2 itself is unaffected (claims lemma2, lemma2.k2).",
+        "integral up to 1 is not defined (and the chord bound needs x <= 1 - p). The proof "
+        "works with the integral up to Delta_1 <= 1 - p: the chord bound gives "
+        "Delta_K log(Delta_1/Delta_K)/kl(p, p_K) <= Delta_K log(1/Delta_K)/kl(p, p_K) since "
+        "Delta_1 <= 1. Lemma 2 itself is unaffected (claims lemma2, lemma2.k2).",
         evidence=ev,
         test=_TEST + "test_lemma2_integral_range",
     )
@@ -260,7 +273,8 @@ def _small_n_caveat():
         "log_log_2": ll2,
         "log_2_plus_3_log_log_2": math.log(2) + 3 * ll2,
         "n_where_log_n_plus_3_loglog_n_is_0": float(
-            mpmath.exp(mpmath.findroot(lambda x: x + 3 * mpmath.log(x), 0.77))),
+            mpmath.exp(mpmath.findroot(lambda x: x + 3 * mpmath.log(x), 0.77))
+        ),
         "7K_loglog_n_at_n_2_K_2": 14 * ll2,
         "toolkit_rule": "log log n -> max(log log n, 0) (bounds.indices)",
     }
@@ -268,12 +282,13 @@ def _small_n_caveat():
         id="theorem3-small-n",
         claims=("theorem3",),
         kind="unstated-condition",
-        paper_says="R(n) <= sum_e (1+eps) Delta_{e,K}(1 + log(1/Delta_{e,K}))/kl(.,.) (log n + 3 log log n) "
-                   "+ K L C2(eps)/n^beta(eps) + 7 K log log n, for every n",
+        paper_says="R(n) <= sum_e (1+eps) Delta_{e,K}(1 + log(1/Delta_{e,K}))/kl(.,.) "
+        "(log n + 3 log log n) "
+        "+ K L C2(eps)/n^beta(eps) + 7 K log log n, for every n",
         truth="log log n is undefined at n = 1 and negative for n < e: at n = 2 the factor "
-              "log n + 3 log log n = -0.406 and 7 K log log n = -2.57 K are negative, so the bound "
-              "can fall below the regret (which is >= 0). The bound needs n >= 3 (or the small-t "
-              "rule log log n -> max(log log n, 0), which this toolkit uses everywhere).",
+        "log n + 3 log log n = -0.406 and 7 K log log n = -2.57 K are negative, so the bound "
+        "can fall below the regret (which is >= 0). The bound needs n >= 3 (or the small-t "
+        "rule log log n -> max(log log n, 0), which this toolkit uses everywhere).",
         evidence=ev,
         test=_TEST + "test_theorem3_small_n",
     )
@@ -295,15 +310,17 @@ def _regime_caveat():
         id="klucb-regime",
         claims=("discussion.klucb_below_ucb1",),
         kind="imprecise",
-        paper_says="the KL-UCB bound (9) is below the UCB1 bound (8) when log(1/Delta) = O(K), i.e. "
-                   "Delta = Omega(e^-K)",
-        truth="with the theorems' own constants (12/Delta vs Delta(1 + log(1/Delta))/kl(p - Delta, p), "
-              "p = 1/K, eps -> 0) the KL-UCB coefficient is below UCB1's for all Delta > Delta*(K) "
-              "with log(1/Delta*) = 6K^2/(K-1) - 1 to 12 digits (about 6K; it is 6/(p(1-p)) - 1, from "
-              "kl(p - Delta, p) ~ Delta^2/(2p(1-p)) as Delta -> 0): the regime is e^-(6K+5), "
-              "not e^-K; at Delta = e^-K the KL-UCB coefficient is below 1/6 of UCB1's. The paper's "
-              "e^-K comes from the loose last step of (8) (1/(p(1-p)) <= 2K, constant 12 dropped). "
-              "bounds.discussion.klucb_below_ucb1_delta finds the same Delta*.",
+        paper_says="the KL-UCB bound (9) is below the UCB1 bound (8) when log(1/Delta) = O(K), "
+        "i.e. "
+        "Delta = Omega(e^-K)",
+        truth="with the theorems' own constants (12/Delta vs Delta(1 + log(1/Delta))/kl(p - Delta, "
+        "p), "
+        "p = 1/K, eps -> 0) the KL-UCB coefficient is below UCB1's for all Delta > Delta*(K) "
+        "with log(1/Delta*) = 6K^2/(K-1) - 1 to 12 digits (about 6K; it is 6/(p(1-p)) - 1, from "
+        "kl(p - Delta, p) ~ Delta^2/(2p(1-p)) as Delta -> 0): the regime is e^-(6K+5), "
+        "not e^-K; at Delta = e^-K the KL-UCB coefficient is below 1/6 of UCB1's. The paper's "
+        "e^-K comes from the loose last step of (8) (1/(p(1-p)) <= 2K, constant 12 dropped). "
+        "bounds.discussion.klucb_below_ucb1_delta finds the same Delta*.",
         evidence=rows,
         test=_TEST + "test_klucb_regime",
     )
@@ -315,19 +332,23 @@ def _example_caveat():
     rows = {}
     for L, K in ((16, 2), (16, 4), (32, 8), (5, 2)):
         e = example_expected_discovery(L, K)
-        rows[f"L={L},K={K}"] = {"E*": str(e), "L/(2K)": str(Fraction(L, 2 * K)),
-                                "expected_regret_E*-1": str(e - 1)}
+        rows[f"L={L},K={K}"] = {
+            "E*": str(e),
+            "L/(2K)": str(Fraction(L, 2 * K)),
+            "expected_regret_E*-1": str(e - 1),
+        }
     return Caveat(
         id="example-l-2k",
         claims=("lower.example",),
         kind="imprecise",
-        paper_says="with item 1 attractive w.p. 1 and the others w.p. 0, the optimal list is found in "
-                   "L/(2K) steps in expectation",
+        paper_says="with item 1 attractive w.p. 1 and the others w.p. 0, the optimal list is found "
+        "in "
+        "L/(2K) steps in expectation",
         truth="the best policy (K unseen items per step, uniformly random relabelling) finds it at "
-              "expected step E* = sum_{j<m} (1 - jK/L), m = ceil(L/K): E* = L/(2K) + 1/2 when K "
-              "divides L, and L/(2K) + 1/2 <= E* < L/(2K) + 1 always; its expected regret (steps "
-              "before the discovery) is E* - 1, i.e. L/(2K) - 1/2 when K divides L. So L/(2K) is "
-              "right to within 1/2, as an order Omega(L/K) statement.",
+        "expected step E* = sum_{j<m} (1 - jK/L), m = ceil(L/K): E* = L/(2K) + 1/2 when K "
+        "divides L, and L/(2K) + 1/2 <= E* < L/(2K) + 1 always; its expected regret (steps "
+        "before the discovery) is E* - 1, i.e. L/(2K) - 1/2 when K divides L. So L/(2K) is "
+        "right to within 1/2, as an order Omega(L/K) statement.",
         evidence=rows,
         test=_TEST + "test_example_l_2k",
     )
@@ -336,67 +357,82 @@ def _example_caveat():
 def _lemma1_caveats():
     out = []
     lhs, rhs = lemma1_correlated_example()
-    out.append(Caveat(
-        id="lemma1-independence",
-        claims=("lemma1",),
-        kind="premise-needed",
-        paper_says="Lemma 1 for w ~ P under Assumption 1 (independent weights)",
-        truth="independence cannot be dropped: with items 0 and 1 one shared Bernoulli(1/2) coin, "
-              "A = (0, 1), B = (2, 3), the left side is 1/4 and the right side 0.",
-        evidence={"lhs": str(lhs), "rhs": str(rhs)},
-        test=_TEST + "test_lemma1_independence",
-    ))
+    out.append(
+        Caveat(
+            id="lemma1-independence",
+            claims=("lemma1",),
+            kind="premise-needed",
+            paper_says="Lemma 1 for w ~ P under Assumption 1 (independent weights)",
+            truth="independence cannot be dropped: with items 0 and 1 one shared Bernoulli(1/2) "
+            "coin, "
+            "A = (0, 1), B = (2, 3), the left side is 1/4 and the right side 0.",
+            evidence={"lhs": str(lhs), "rhs": str(rhs)},
+            test=_TEST + "test_lemma1_independence",
+        )
+    )
     cex = search_lemma1_premise()
     if cex is not None:
-        out.append(Caveat(
-            id="lemma1-premise",
-            claims=("lemma1",),
-            kind="premise-unneeded",
-            paper_says="Lemma 1 requires a_i = b_j only if i = j",
-            truth="for K-permutations A, B the statement holds without the premise (both sides "
-                  "equal prod E[w(a_k)] - prod E[w(b_k)]), but the proof's term-by-term "
-                  "factorisation E[term_k] = E[prod_{i<k} w(a_i)] E[w(a_k) - w(b_k)] "
-                  "prod_{j>k} E[w(b_j)] fails without it (found by a seeded search).",
-            evidence=cex,
-            test=_TEST + "test_lemma1_premise",
-        ))
+        out.append(
+            Caveat(
+                id="lemma1-premise",
+                claims=("lemma1",),
+                kind="premise-unneeded",
+                paper_says="Lemma 1 requires a_i = b_j only if i = j",
+                truth="for K-permutations A, B the statement holds without the premise (both sides "
+                "equal prod E[w(a_k)] - prod E[w(b_k)]), but the proof's term-by-term "
+                "factorisation E[term_k] = E[prod_{i<k} w(a_i)] E[w(a_k) - w(b_k)] "
+                "prod_{j>k} E[w(b_j)] fails without it (found by a seeded search).",
+                evidence=cex,
+                test=_TEST + "test_lemma1_premise",
+            )
+        )
     return out
 
 
 def _order_caveats():
     out = []
     cex = search_lemma2_unsorted()
-    out.append(Caveat(
-        id="lemma2-order",
-        claims=("lemma2",),
-        kind="premise-needed" if cex else "premise-unneeded",
-        paper_says="Lemma 2 for p_1 >= ... >= p_K > p",
-        truth=("the ordering cannot be dropped: a seeded search finds unsorted p_k with the left "
-               "side above the right" if cex else
-               "the ordering is not needed (only p_k > p): since 1/kl(p, p+x) decreases, each term "
-               "(Delta_k - Delta_{k+1})/kl(p, p+Delta_k) is at most the signed integral "
-               "int_{Delta_{k+1}}^{Delta_k} dx/kl(p, p+x) whichever way round, so the sum is at most "
-               "int_{Delta_K}^{Delta_1}, which the chord bound controls when Delta_1 >= Delta_K and "
-               "is <= 0 otherwise; a seeded search over 4000 unsorted instances finds no "
-               "counterexample"),
-        evidence=cex or {"tries": 4000},
-        test=_TEST + "test_lemma2_order",
-    ))
+    out.append(
+        Caveat(
+            id="lemma2-order",
+            claims=("lemma2",),
+            kind="premise-needed" if cex else "premise-unneeded",
+            paper_says="Lemma 2 for p_1 >= ... >= p_K > p",
+            truth=(
+                "the ordering cannot be dropped: a seeded search finds unsorted p_k with the left "
+                "side above the right"
+                if cex
+                else "the ordering is not needed (only p_k > p): since 1/kl(p, p+x) decreases, "
+                "each term "
+                "(Delta_k - Delta_{k+1})/kl(p, p+Delta_k) is at most the signed integral "
+                "int_{Delta_{k+1}}^{Delta_k} dx/kl(p, p+x) whichever way round, so the sum is "
+                "at most int_{Delta_K}^{Delta_1}, which the chord bound controls when "
+                "Delta_1 >= Delta_K and "
+                "is <= 0 otherwise; a seeded search over 4000 unsorted instances finds no "
+                "counterexample"
+            ),
+            evidence=cex or {"tries": 4000},
+            test=_TEST + "test_lemma2_order",
+        )
+    )
     lp = search_peeling_lp_unsorted()
     ucb = search_ucb1_unsorted()
-    out.append(Caveat(
-        id="ucb1-peeling-order",
-        claims=("ucb1_peeling", "appendix.peeling_lp"),
-        kind="premise-unneeded",
-        paper_says="Lemma 3 of Matroid bandits and the peeling LP solution assume "
-                   "Delta_1 >= ... >= Delta_K",
-        truth="the inequality bracket <= 2/Delta_K holds for any positive gaps: Delta_K (2/Delta_K - "
-              "bracket) = r_1 + sum_k (r_k - r_{k-1})^2/r_k with r_k = Delta_K/Delta_k (sympy, claim "
-              "ucb1_peeling; a seeded search finds no counterexample). The ordering is needed "
-              "elsewhere: for m* to solve the peeling LP (counterexample below).",
-        evidence={"lemma3_unsorted_counterexample": ucb, "lp_unsorted_counterexample": lp},
-        test=_TEST + "test_ucb1_peeling_order",
-    ))
+    out.append(
+        Caveat(
+            id="ucb1-peeling-order",
+            claims=("ucb1_peeling", "appendix.peeling_lp"),
+            kind="premise-unneeded",
+            paper_says="Lemma 3 of Matroid bandits and the peeling LP solution assume "
+            "Delta_1 >= ... >= Delta_K",
+            truth="the inequality bracket <= 2/Delta_K holds for any positive gaps: Delta_K "
+            "(2/Delta_K - "
+            "bracket) = r_1 + sum_k (r_k - r_{k-1})^2/r_k with r_k = Delta_K/Delta_k (sympy, claim "
+            "ucb1_peeling; a seeded search finds no counterexample). The ordering is needed "
+            "elsewhere: for m* to solve the peeling LP (counterexample below).",
+            evidence={"lemma3_unsorted_counterexample": ucb, "lp_unsorted_counterexample": lp},
+            test=_TEST + "test_ucb1_peeling_order",
+        )
+    )
     return out
 
 
@@ -410,17 +446,22 @@ def _theorem4_caveat():
         inst = b_lb(16, K, p, 0.1)
         lo = theorem4_coefficient(inst)
         up = theorem3_leading_coefficient(inst)
-        rows[f"K={K},p={p}"] = {"theorem4": float(lo), "theorem3_leading": float(up),
-                                "ratio": float(up / lo), "(1-p)^(K-1)": (1 - p) ** (K - 1)}
+        rows[f"K={K},p={p}"] = {
+            "theorem4": float(lo),
+            "theorem3_leading": float(up),
+            "ratio": float(up / lo),
+            "(1-p)^(K-1)": (1 - p) ** (K - 1),
+        }
     return Caveat(
         id="theorem4-large-p",
         claims=("theorem4",),
         kind="imprecise",
-        paper_says="the lower bound matches the KL-UCB upper bound up to log(1/Delta) (discussion, p = 1/K)",
+        paper_says="the lower bound matches the KL-UCB upper bound up to log(1/Delta) (discussion, "
+        "p = 1/K)",
         truth="only for p = O(1/K): the factor (1 - p)^(K-1) <= e^(-p(K-1)) makes the gap to "
-              "Theorem 3 grow exponentially in pK when p >= 1/K (the paper says the bound is "
-              "impractical near p = 1; the numbers show how fast it degrades). The bound itself "
-              "holds (claim theorem4).",
+        "Theorem 3 grow exponentially in pK when p >= 1/K (the paper says the bound is "
+        "impractical near p = 1; the numbers show how fast it degrades). The bound itself "
+        "holds (claim theorem4).",
         evidence=rows,
         test=_TEST + "test_theorem4_large_p",
     )
@@ -433,18 +474,22 @@ def _gc_loglog_caveat():
     rows = {}
     for n in (3, 10, 20, n0 - 1, n0):
         F = klucb_loglog_term(n)
-        rows[f"n={n}"] = {"F(n)": F, "7 log log n": 7 * math.log(math.log(n)),
-                          "holds": F <= 7 * math.log(math.log(n))}
+        rows[f"n={n}"] = {
+            "F(n)": F,
+            "7 log log n": 7 * math.log(math.log(n)),
+            "holds": F <= 7 * math.log(math.log(n)),
+        }
     return Caveat(
         id="gc-loglog-small-n",
         claims=("theorem3.loglog", "theorem3"),
         kind="unstated-condition",
         paper_says="by Theorems 2 and 10 of Garivier and Cappe, the bad-event regret is at most "
-                   "7 K log log n",
-        truth=f"summing Theorem 10's bound over t <= n gives F(n) <= 7 log log n only for n >= {n0} "
-              "(bounds.garivier_cappe); for smaller n the constant must be larger (F(n) >= 1 while "
-              "log log n <= 0 for n <= 2). As n grows F(n)/log log n tends to e, so 7 is valid, "
-              "not tight, for large n.",
+        "7 K log log n",
+        truth=f"summing Theorem 10's bound over t <= n gives F(n) <= 7 log log n only for n >= "
+        f"{n0} "
+        "(bounds.garivier_cappe); for smaller n the constant must be larger (F(n) >= 1 while "
+        "log log n <= 0 for n <= 2). As n grows F(n)/log log n tends to e, so 7 is valid, "
+        "not tight, for large n.",
         evidence=rows,
         test=_TEST + "test_gc_loglog_small_n",
     )
@@ -477,8 +522,18 @@ def theorem1_any_list(seed=0, L_max=5, instances=40):
     A = [1]
     pi = theorem1_permutation(A, w, 1)
     ucb_fails = U[A[0]] < U[pi[0]]
-    return n, bad, {"w": ["9/10", "1/10"], "K": 1, "U": U, "A": A, "pi": pi,
-                    "U(a_1) >= U(pi(1))": not ucb_fails}
+    return (
+        n,
+        bad,
+        {
+            "w": ["9/10", "1/10"],
+            "K": 1,
+            "U": U,
+            "A": A,
+            "pi": pi,
+            "U(a_1) >= U(pi(1))": not ucb_fails,
+        },
+    )
 
 
 def theorem1_best_alpha(w, K):
@@ -507,23 +562,27 @@ def theorem1_best_alpha(w, K):
 
 def _theorem1_alpha_caveat():
     rows = {}
-    for w, K in (([Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 16)], 3),
-                 ([Fraction(19, 20), Fraction(4, 5), Fraction(13, 20), Fraction(7, 20)], 3),
-                 ([Fraction(1, 2), Fraction(1, 2), Fraction(1, 4), Fraction(1, 8)], 3)):
+    for w, K in (
+        ([Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 16)], 3),
+        ([Fraction(19, 20), Fraction(4, 5), Fraction(13, 20), Fraction(7, 20)], 3),
+        ([Fraction(1, 2), Fraction(1, 2), Fraction(1, 4), Fraction(1, 8)], 3),
+    ):
         best, alpha, sharp = theorem1_best_alpha(w, K)
         rows[f"w={[str(x) for x in w]},K={K}"] = {
-            "min_over_A_regret_over_S": str(best), "alpha_paper": str(alpha),
-            "alpha_sharp": str(sharp)}
+            "min_over_A_regret_over_S": str(best),
+            "alpha_paper": str(alpha),
+            "alpha_sharp": str(sharp),
+        }
     return Caveat(
         id="theorem1-alpha",
         claims=("theorem1.lower", "theorem4"),
         kind="imprecise",
         paper_says="E_t[R] >= alpha S with alpha = (1 - w(1))^(K-1)",
         truth="the best constant is alpha_sharp = prod_{j<K} (1 - w(j)) (the K - 1 most attractive "
-              "items), attained by A = (e, 1, ..., K-1) with pi(1) = K; it equals the paper's alpha "
-              "only when w(1) = ... = w(K-1) (e.g. on B_LB, so Theorem 4 is unaffected) and can be "
-              "many times larger (exhaustive minimum over all lists below). bounds.lower offers the "
-              "sharper Theorem 4 constant (theorem4_sharp_coefficient).",
+        "items), attained by A = (e, 1, ..., K-1) with pi(1) = K; it equals the paper's alpha "
+        "only when w(1) = ... = w(K-1) (e.g. on B_LB, so Theorem 4 is unaffected) and can be "
+        "many times larger (exhaustive minimum over all lists below). bounds.lower offers the "
+        "sharper Theorem 4 constant (theorem4_sharp_coefficient).",
         evidence=rows,
         test=_TEST + "test_theorem1_alpha",
     )
@@ -537,11 +596,14 @@ def _theorem1_caveat():
         kind="premise-unneeded" if bad is None else "premise-needed",
         paper_says="Theorem 1 for A_t = the K items with the largest UCBs",
         truth="the two regret bounds hold for every K-permutation A (pi as in the proof gives "
-              "w(a_k) <= w(pi(k)) for any A); only the UCB inequality U(a_k) >= U(pi(k)) needs A to "
-              "be a top-K list of U (exhaustive check over all K-permutations below; the UCB "
-              "inequality fails for a list that is not top-K).",
-        evidence={"pairs_checked_exhaustively": n, "bound_violation": bad,
-                  "ucb_inequality_without_premise": ucb},
+        "w(a_k) <= w(pi(k)) for any A); only the UCB inequality U(a_k) >= U(pi(k)) needs A to "
+        "be a top-K list of U (exhaustive check over all K-permutations below; the UCB "
+        "inequality fails for a list that is not top-K).",
+        evidence={
+            "pairs_checked_exhaustively": n,
+            "bound_violation": bad,
+            "ucb_inequality_without_premise": ucb,
+        },
         test=_TEST + "test_theorem1_list_premise",
     )
 
@@ -566,15 +628,18 @@ def _initialization_caveat():
         id="initialization-regret",
         claims=("theorem2", "theorem3", "theorem4"),
         kind="unstated-condition",
-        paper_says="Algorithm 1 starts from one observed sample w_0 of every item, 'generated in O(L) "
-                   "steps by recommending each item once as the first item'; R(n) sums t = 1..n",
+        paper_says="Algorithm 1 starts from one observed sample w_0 of every item, 'generated in "
+        "O(L) "
+        "steps by recommending each item once as the first item'; R(n) sums t = 1..n",
         truth="the initialisation steps are not counted in R(n). Counting them adds at least "
-              "sum_{e>K} Delta_{e,K} prod_{j<K} (1 - w(j)) (each suboptimal item first once, the "
-              "best items after it) to every upper bound; in Theorem 4's proof "
-              "sum_t sum_{e*} 1{G_{e,e*,t}} = T_n(e) - T_0(e) = T_n(e) - 1. Both are O(L) and do "
-              "not change the log n terms.",
-        evidence={"instance": "B_LB(16, 2, 0.2, 0.15)",
-                  "least_initialisation_regret": str(initialization_regret(w, 2))},
+        "sum_{e>K} Delta_{e,K} prod_{j<K} (1 - w(j)) (each suboptimal item first once, the "
+        "best items after it) to every upper bound; in Theorem 4's proof "
+        "sum_t sum_{e*} 1{G_{e,e*,t}} = T_n(e) - T_0(e) = T_n(e) - 1. Both are O(L) and do "
+        "not change the log n terms.",
+        evidence={
+            "instance": "B_LB(16, 2, 0.2, 0.15)",
+            "least_initialisation_regret": str(initialization_regret(w, 2)),
+        },
         test=_TEST + "test_initialization_regret",
     )
 
@@ -586,20 +651,36 @@ def _safe(fn) -> list[Caveat]:
     except ImportError:  # the bounds module it needs is not installed
         return []
     except Exception as exc:  # noqa: BLE001 - reported in the caveat list
-        return [Caveat(
-            id=fn.__name__.strip("_").replace("_", "-"), claims=(), kind="not-computed",
-            paper_says="", truth=f"the evidence could not be computed: {type(exc).__name__}: {exc}",
-            evidence={}, test="",
-        )]
+        return [
+            Caveat(
+                id=fn.__name__.strip("_").replace("_", "-"),
+                claims=(),
+                kind="not-computed",
+                paper_says="",
+                truth=f"the evidence could not be computed: {type(exc).__name__}: {exc}",
+                evidence={},
+                test="",
+            )
+        ]
     return out if isinstance(out, list) else [out]
 
 
 def caveats() -> list[Caveat]:
     """Every caveat, with its evidence recomputed now (deterministic; a few seconds)."""
     builders = (
-        _peeling_lp_caveat, _hoeffding_caveat, _integral_caveat, _small_n_caveat, _regime_caveat,
-        _example_caveat, _lemma1_caveats, _order_caveats, _initialization_caveat,
-        _theorem1_caveat, _theorem1_alpha_caveat, _gc_loglog_caveat, _theorem4_caveat,
+        _peeling_lp_caveat,
+        _hoeffding_caveat,
+        _integral_caveat,
+        _small_n_caveat,
+        _regime_caveat,
+        _example_caveat,
+        _lemma1_caveats,
+        _order_caveats,
+        _initialization_caveat,
+        _theorem1_caveat,
+        _theorem1_alpha_caveat,
+        _gc_loglog_caveat,
+        _theorem4_caveat,
     )
     out = []
     for fn in builders:

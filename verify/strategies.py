@@ -43,6 +43,7 @@ unit_open = st.one_of(
 # Lemma 2: p and p_1 >= ... >= p_K > p
 # --------------------------------------------------------------------------
 
+
 def _lemma2_from(p, fracs):
     """Map p in (0,1) and fractions in (0,1] to p_1 >= ... >= p_K in (p, 1]."""
     qs = sorted((p + f * (1.0 - p) for f in fracs), reverse=True)
@@ -89,6 +90,7 @@ HARD_LEMMA2 = [
 # UCB1 peeling and the peeling LP: gaps Delta_1 >= ... >= Delta_K > 0
 # --------------------------------------------------------------------------
 
+
 def draw_gaps_fraction(rng, K_max=8, den=1000):
     """Sorted positive gaps as Fractions ``Delta_1 >= ... >= Delta_K > 0`` in (0, 1]."""
     K = int(rng.integers(1, K_max + 1))
@@ -107,7 +109,7 @@ HARD_GAPS = [
     [Fraction(1)],
     [Fraction(1), Fraction(1, 1000)],
     [Fraction(1, 2), Fraction(1, 2), Fraction(1, 2)],
-    [Fraction(1, 2 ** k) for k in range(8)],
+    [Fraction(1, 2**k) for k in range(8)],
     [Fraction(3, 10)] * 9 + [Fraction(1, 10)],
 ]
 
@@ -115,6 +117,7 @@ HARD_GAPS = [
 # --------------------------------------------------------------------------
 # Hoeffding step: rational w, sample size s, time t >= s
 # --------------------------------------------------------------------------
+
 
 def draw_hoeffding(rng, s_max=40, t_max=400, den=60):
     w = Fraction(int(rng.integers(0, den + 1)), den)
@@ -144,6 +147,7 @@ HARD_HOEFFDING = [
 # --------------------------------------------------------------------------
 # Cascade instances (weights, K), exact rational, and lists A, B for Lemma 1 / Theorem 1
 # --------------------------------------------------------------------------
+
 
 def draw_rational_weights(rng, L, den=20, ties=True):
     """L attraction probabilities as Fractions; with ``ties`` some values repeat."""
@@ -201,6 +205,7 @@ def draw_unit_vector(rng, L):
 # --------------------------------------------------------------------------
 # B_LB(L, K, p, Delta) parameters
 # --------------------------------------------------------------------------
+
 
 def draw_blb(rng, L_max=64):
     K = int(rng.integers(1, 9))

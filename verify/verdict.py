@@ -144,7 +144,7 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Caveat:
-    """A place where the paper, or a source it cites, is wrong as printed or needs an unstated condition.
+    """Where the paper, or a source it cites, is wrong as printed or needs an unstated condition.
 
     Parameters
     ----------

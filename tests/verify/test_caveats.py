@@ -34,8 +34,13 @@ def test_peeling_lp_printed_constraints():
     val, m = printed_lp_optimum(g)
     assert val == 30  # exact: nine items of 3/10 * 100/9
     # the greedy value is the LP optimum (scipy agrees), and it exceeds Lemma 3's 2/Delta_K = 20
-    res = linprog(-np.array([float(x) for x in g]), A_ub=[np.ones(10)], b_ub=[100.0],
-                  bounds=[(0, float(1 / (d * d))) for d in g], method="highs")
+    res = linprog(
+        -np.array([float(x) for x in g]),
+        A_ub=[np.ones(10)],
+        b_ub=[100.0],
+        bounds=[(0, float(1 / (d * d))) for d in g],
+        method="highs",
+    )
     assert -res.fun == pytest.approx(30.0, rel=1e-12)
     assert val > ucb1_peeling_rhs(g) == 20
     # while the paper's m* (value = the bracket) stays below 2/Delta_K
@@ -188,8 +193,10 @@ def test_initialization_regret():
     K = 3
     total = 0
     for e in range(4):
-        total += min(conditional_regret([e, *rest], w, K)
-                     for rest in itertools.permutations([x for x in range(4) if x != e], K - 1))
+        total += min(
+            conditional_regret([e, *rest], w, K)
+            for rest in itertools.permutations([x for x in range(4) if x != e], K - 1)
+        )
     assert total == C.initialization_regret(w, K)
 
 

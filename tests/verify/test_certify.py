@@ -39,8 +39,13 @@ def test_tight_boundary_is_undecided_with_partial_coverage():
 
 
 def test_box_argument_and_params():
-    c = certify(lambda ctx, p: p - 0.1, ("p",), box=[(0.2, 0.9)], max_boxes=10,
-                to_params=lambda p: {"prob": p})
+    c = certify(
+        lambda ctx, p: p - 0.1,
+        ("p",),
+        box=[(0.2, 0.9)],
+        max_boxes=10,
+        to_params=lambda p: {"prob": p},
+    )
     assert c.status == "holds"
 
 

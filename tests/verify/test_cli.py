@@ -10,21 +10,52 @@ def test_table_for_one_claim(capsys):
     out = capsys.readouterr().out
     assert rc == 0
     header = out.splitlines()[0]
-    for col in ("claim", "paper reference", "method", "domain", "instances", "min slack", "verdict"):
+    for col in (
+        "claim",
+        "paper reference",
+        "method",
+        "domain",
+        "instances",
+        "min slack",
+        "verdict",
+    ):
         assert col in header
     assert "lemma2.monotone" in out and "holds" in out
 
 
 def test_json(capsys):
-    rc = main(["verify", "--claim", "ucb1_peeling", "--claim", "lower.example", "--json",
-               "--examples", "4", "--seed", "7"])
+    rc = main(
+        [
+            "verify",
+            "--claim",
+            "ucb1_peeling",
+            "--claim",
+            "lower.example",
+            "--json",
+            "--examples",
+            "4",
+            "--seed",
+            "7",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert rc == 0 and data["failed"] == [] and data["seed"] == 7
     ids = [v["claim_id"] for v in data["verdicts"]]
     assert ids == ["ucb1_peeling", "lower.example"]
     v = data["verdicts"][1]
-    for key in ("status", "method", "domain", "domain_spec", "instances", "min_slack", "argmin",
-                "reference", "statement", "amended", "notes"):
+    for key in (
+        "status",
+        "method",
+        "domain",
+        "domain_spec",
+        "instances",
+        "min_slack",
+        "argmin",
+        "reference",
+        "statement",
+        "amended",
+        "notes",
+    ):
         assert key in v
     assert v["amended"]  # lower.example is checked with a stated correction
 

@@ -70,7 +70,8 @@ def test_hoeffding_hand_values():
     assert hoeffding_tail_exact(Fraction(1, 2), 1, 2)[0] == 0
     # t = 1: c = 0, the event is certain
     assert hoeffding_tail_exact(Fraction(1, 3), 5, 1)[0] == 1
-    # s = 4, w = 1/2, t = 4: c^2 = 1.5 log 4 / 4 = 0.52, |k/4 - 1/2| >= 0.72 never; t = 2 -> c = 0.51:
+    # s = 4, w = 1/2, t = 4: c^2 = 1.5 log 4 / 4 = 0.52, |k/4 - 1/2| >= 0.72 never;
+    # t = 2 -> c = 0.51:
     # only k = 0 or 4 (deviation 1/2 < 0.51: none)
     assert hoeffding_tail_exact(Fraction(1, 2), 4, 2)[0] == 0
 
