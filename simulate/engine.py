@@ -110,26 +110,25 @@ def _push_top(tops, m, x):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, lo, hi, ex, stamp, sv, cl, tops):
-    """Bracket the items that may be among the ninc largest indices; returns their number.
+def _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, m, lo, hi, ex, stamp, sv, cl, tops):
+    """Bracket the items that may be among the m largest indices; returns their number.
 
-    Candidates get ``stamp[e] = sv`` and are listed in ``cl``. tau, the ninc-th largest
-    ``lo`` among the candidates so far (starting with the incumbents, the previous list),
-    is at most the ninc-th largest index; an item whose upper bound ``ub[e]`` is below
-    tau cannot be among the ninc largest, nor can a candidate whose bracket ends below
-    the final tau (it is dropped). Upper bounds hold for steps <= ``ubt[e]``; expired ones
-    are refreshed at the epoch's end ``t_ep`` (threshold ``th_ep``).
+    Candidates get ``stamp[e] = sv`` and are listed in ``cl``. tau, the m-th largest
+    ``lo`` among the candidates so far (starting with the incumbents ``inc[:ninc]``, items
+    likely to be on top, e.g. the previous list), is at most the m-th largest index; an
+    item whose upper bound ``ub[e]`` is below tau cannot be among the m largest, nor can a
+    candidate whose bracket ends below the final tau (it is dropped). Upper bounds hold
+    for steps <= ``ubt[e]``; expired ones are refreshed at the epoch's end ``t_ep``
+    (threshold ``th_ep``).
     """
     nc = 0
-    m = ninc
-    if m > 0:
-        for i in range(m):
-            tops[i] = -np.inf
-        for i in range(ninc):
-            e = inc[i]
-            if stamp[e] != sv:
-                nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
-                _push_top(tops, m, lo[e])
+    for i in range(m):
+        tops[i] = -np.inf
+    for i in range(ninc):
+        e = inc[i]
+        if stamp[e] != sv:
+            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
+            _push_top(tops, m, lo[e])
     for e in range(S.size):
         if stamp[e] == sv:
             continue
@@ -138,12 +137,9 @@ def _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, lo, hi, 
             ub[e] = r[1]
             ubt[e] = t_ep
             ubn[e] = N[e]
-        if m == 0 or ub[e] >= tops[m - 1]:
+        if ub[e] >= tops[m - 1]:
             nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
-            if m > 0:
-                _push_top(tops, m, lo[e])
-    if m == 0:
-        return nc
+            _push_top(tops, m, lo[e])
     tau = tops[m - 1]
     kept = 0
     for i in range(nc):
@@ -159,15 +155,6 @@ def _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, lo, hi, 
             cl[kept] = e
             kept += 1
     return kept
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _lazy_expand(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc):
-    """Make every item a candidate (needed beyond the certified depth); returns the count."""
-    for e in range(S.size):
-        if stamp[e] != sv:
-            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
-    return nc
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
@@ -312,7 +299,7 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
             if t > t_ep:
                 t_ep = t + t // GROW + 1
                 th_ep = klucb_threshold_scalar(float(t_ep), c)
-            nc = _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, lo, hi, ex, stamp, t, cl,
+            nc = _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, K, lo, hi, ex, stamp, t, cl,
                                tops)
             for i in range(nc):
                 tk[i] = False
@@ -376,7 +363,8 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
     shown = np.zeros(L, np.bool_)
     order_k = np.empty(L, np.int64)
     chosen = np.zeros(K, np.int64)
-    lst = np.empty(K, np.int64)
+    lst = np.zeros(K, np.int64)
+    incr = np.zeros(K + 1, np.int64)
     clicks = np.zeros(K, np.int64)
     scratch = np.empty(K)
     q = np.zeros((K, L))
@@ -390,7 +378,6 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
     cl = np.empty(L, np.int64)
     tk = np.zeros(L, np.bool_)
     tops = np.empty(L)
-    ninc = 0
     t_ep = 0
     th_ep = 0.0
     cum = 0.0
@@ -404,20 +391,20 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
             shown[e] = False
         for k in range(K):
             if lazy:
+                # bandit k needs at most its k + 1 best items (k are shown above): certify
+                # that depth; incumbents: the items above, its previous item and pick
                 sv = t * K + k  # stamps are shared by the K bandits: one value per (t, k)
-                nc = _lazy_prepare(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t, th, t_ep, th_ep, chosen[k:k + 1],
-                                   ninc, lo, hi, ex, stamp, sv, cl, tops)
+                for i in range(k + 1):
+                    incr[i] = lst[i]
+                incr[k + 1] = chosen[k]
+                nc = _lazy_prepare(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t, th, t_ep, th_ep, incr, k + 2,
+                                   k + 1, lo, hi, ex, stamp, sv, cl, tops)
                 for i in range(nc):
                     tk[i] = False
                 a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
                 chosen[k] = a
-                if shown[a]:  # duplicate: bandit k's next best unshown item
-                    nc2 = _lazy_expand(S[k], N[k], q[k], th, lo, hi, ex, stamp, sv, cl, nc)
-                    for i in range(nc, nc2):
-                        tk[i] = False
-                    nc = nc2
-                    while shown[a]:
-                        a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
+                while shown[a]:  # duplicate: bandit k's next best unshown item
+                    a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
                 _lazy_retire(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t_ep, th_ep, cl, nc, tk)
                 lst[k] = a
             else:
@@ -431,7 +418,6 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
                         lst[k] = order_k[i]
                         break
             shown[lst[k]] = True
-        ninc = 1
         respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
         if t <= trace.shape[0]:
             trace[t - 1, 0, :] = lst
