@@ -19,37 +19,57 @@ import json
 import math
 import sys
 
-HELP = "simulate cascading bandits: the paper's experiments (table1, table2, dbn; extras ts, dbn-rba) or ad hoc cells"
+HELP = (
+    "simulate cascading bandits: the paper's experiments (table1, table2, dbn; extras ts, "
+    "dbn-rba) or ad hoc cells"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
     g = p.add_argument_group("experiment")
-    g.add_argument("--experiment", help="table1, table2, dbn, ts, dbn-rba, or 'all' (table1 + table2 + dbn)")
-    g.add_argument("--out", default="results", help="output directory for --experiment (default: results)")
+    g.add_argument(
+        "--experiment", help="table1, table2, dbn, ts, dbn-rba, or 'all' (table1 + table2 + dbn)"
+    )
+    g.add_argument(
+        "--out", default="results", help="output directory for --experiment (default: results)"
+    )
     g.add_argument("--testing", action="store_true", help="the tiny TESTING subset (smoke test)")
     g.add_argument("--overwrite", action="store_true", help="recompute and replace stored cells")
     a = p.add_argument_group("ad hoc cell")
-    a.add_argument("--weights", help="attraction probabilities, comma-separated (rho for --model dbn)")
+    a.add_argument(
+        "--weights", help="attraction probabilities, comma-separated (rho for --model dbn)"
+    )
     a.add_argument("--L", type=int, help="B_LB(L, K, p, delta): number of items")
     a.add_argument("--p", type=float, help="B_LB: attraction of the K optimal items")
     a.add_argument("--delta", type=float, help="B_LB: gap")
     a.add_argument("--K", type=int, help="number of recommended items")
-    a.add_argument("--policy", default="cascade-ucb1,cascade-klucb",
-                   help="comma-separated: cascade-ucb1, cascade-klucb, cascade-ts, ranked-klucb, "
-                        "ranked-klucb-rba, oracle, uniform-random (default: cascade-ucb1,cascade-klucb)")
+    a.add_argument(
+        "--policy",
+        default="cascade-ucb1,cascade-klucb",
+        help="comma-separated: cascade-ucb1, cascade-klucb, cascade-ts, ranked-klucb, "
+        "ranked-klucb-rba, oracle, uniform-random (default: cascade-ucb1,cascade-klucb)",
+    )
     a.add_argument("--order", default="best-first", help="best-first (default) or worst-first")
     a.add_argument("--model", default="cascade", help="cascade (default) or dbn")
-    a.add_argument("--nu", type=float, default=None, help="DBN satisfaction probability (default 1)")
+    a.add_argument(
+        "--nu", type=float, default=None, help="DBN satisfaction probability (default 1)"
+    )
     a.add_argument("--gamma", type=float, default=None, help="DBN persistence (default 1)")
-    a.add_argument("--c", type=float, default=3.0, help="KL-UCB constant c in log t + c log log t (default 3)")
+    a.add_argument(
+        "--c", type=float, default=3.0, help="KL-UCB constant c in log t + c log log t (default 3)"
+    )
     s = p.add_argument_group("scale and execution")
     s.add_argument("--runs", type=int, default=None, help="independent runs per cell (default 20)")
     s.add_argument("--horizon", type=float, default=None, help="steps n (default 1e5)")
     s.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    s.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
-    s.add_argument("--scheduler", default=None, help="Dask scheduler address (runs the cells on that cluster)")
+    s.add_argument(
+        "--workers", type=int, default=None, help="local worker processes (default: all cores)"
+    )
+    s.add_argument(
+        "--scheduler", default=None, help="Dask scheduler address (runs the cells on that cluster)"
+    )
     s.add_argument("--json", action="store_true", help="print a JSON list, one object per cell")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -89,11 +109,41 @@ def _adhoc_cells(args):
     for pol in policies:
         cid = f"{pol}-{args.order}"
         if args.weights is not None:
-            cells.append(Cell("adhoc", cid, args.model, tuple(_floats("weights", args.weights)), args.K, pol,
-                              args.order, horizon, runs, args.c, nu, gamma))
+            cells.append(
+                Cell(
+                    "adhoc",
+                    cid,
+                    args.model,
+                    tuple(_floats("weights", args.weights)),
+                    args.K,
+                    pol,
+                    args.order,
+                    horizon,
+                    runs,
+                    args.c,
+                    nu,
+                    gamma,
+                )
+            )
         else:
-            cells.append(b_lb_cell("adhoc", args.L, args.K, args.p, args.delta, pol, args.order, model=args.model,
-                                   nu=nu, gamma=gamma, horizon=horizon, runs=runs, c=args.c, cell_id=cid))
+            cells.append(
+                b_lb_cell(
+                    "adhoc",
+                    args.L,
+                    args.K,
+                    args.p,
+                    args.delta,
+                    pol,
+                    args.order,
+                    model=args.model,
+                    nu=nu,
+                    gamma=gamma,
+                    horizon=horizon,
+                    runs=runs,
+                    c=args.c,
+                    cell_id=cid,
+                )
+            )
     return cells
 
 
@@ -113,20 +163,34 @@ def _print(results, as_json):
     w = max(len(r["cell_id"]) for r in rows)
     print(f"{'cell':<{w}}  {'runs':>5}  {'horizon':>8}  regret (mean +- se)")
     for r in rows:
-        print(f"{r['cell_id']:<{w}}  {r['runs']:>5}  {r['horizon']:>8}  {r['mean_regret']:.1f} +- {r['stderr']:.1f}")
+        print(
+            f"{r['cell_id']:<{w}}  {r['runs']:>5}  {r['horizon']:>8}  "
+            f"{r['mean_regret']:.1f} +- {r['stderr']:.1f}"
+        )
 
 
 def run(args) -> int:
     if args.experiment is not None:
         adhoc = [args.weights, args.L, args.p, args.delta, args.K]
         if any(x is not None for x in adhoc):
-            raise ValueError("--experiment runs a stored grid; it does not take --weights/--L/--p/--delta/--K")
+            raise ValueError(
+                "--experiment runs a stored grid; it does not take --weights/--L/--p/--delta/--K"
+            )
         from simulate.sweep import run_experiments
 
         names = ["table1", "table2", "dbn"] if args.experiment == "all" else [args.experiment]
-        results = run_experiments(names, args.out, runs=args.runs, horizon=_horizon(args.horizon), seed=args.seed,
-                                  workers=args.workers, scheduler=args.scheduler, testing=args.testing,
-                                  overwrite=args.overwrite, progress=not args.no_progress and not args.json)
+        results = run_experiments(
+            names,
+            args.out,
+            runs=args.runs,
+            horizon=_horizon(args.horizon),
+            seed=args.seed,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            testing=args.testing,
+            overwrite=args.overwrite,
+            progress=not args.no_progress and not args.json,
+        )
         _print(results, args.json)
         if not args.json:
             print(f"stored under {args.out}/", file=sys.stderr)
@@ -144,8 +208,14 @@ def run(args) -> int:
         from simulate.sweep import run_cells
 
         with tempfile.TemporaryDirectory() as tmp:
-            results = run_cells(cells, tmp, seed=root, workers=args.workers, scheduler=args.scheduler,
-                                progress=not args.no_progress and not args.json)
+            results = run_cells(
+                cells,
+                tmp,
+                seed=root,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                progress=not args.no_progress and not args.json,
+            )
     else:
         results = [run_cell(c, cell_seed(root, c)) for c in cells]
     _print(results, args.json)

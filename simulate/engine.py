@@ -110,7 +110,9 @@ def _push_top(tops, m, x):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, m, lo, hi, ex, stamp, sv, cl, tops):
+def _lazy_prepare(
+    S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, m, lo, hi, ex, stamp, sv, cl, tops
+):
     """Bracket the items that may be among the m largest indices; returns their number.
 
     Candidates get ``stamp[e] = sv`` and are listed in ``cl``. tau, the m-th largest
@@ -262,8 +264,25 @@ def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c, fstar,
-                         ukey, pkey, checkpoints, regret_out, counts_out, lazy, trace):
+def _run_cascade_learner(
+    model,
+    policy,
+    order,
+    attract,
+    satisfy,
+    gamma,
+    K,
+    n,
+    c,
+    fstar,
+    ukey,
+    pkey,
+    checkpoints,
+    regret_out,
+    counts_out,
+    lazy,
+    trace,
+):
     L = attract.size
     S = np.zeros(L, np.int64)
     N = np.ones(L, np.int64)
@@ -299,8 +318,28 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
             if t > t_ep:
                 t_ep = t + t // GROW + 1
                 th_ep = klucb_threshold_scalar(float(t_ep), c)
-            nc = _lazy_prepare(S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, K, lo, hi, ex, stamp, t, cl,
-                               tops)
+            nc = _lazy_prepare(
+                S,
+                N,
+                q,
+                ub,
+                ubt,
+                ubn,
+                t,
+                th,
+                t_ep,
+                th_ep,
+                sel,
+                ninc,
+                K,
+                lo,
+                hi,
+                ex,
+                stamp,
+                t,
+                cl,
+                tops,
+            )
             for i in range(nc):
                 tk[i] = False
             for k in range(K):
@@ -352,8 +391,23 @@ def _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c,
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out, counts_out,
-                lazy, trace, rba):
+def _run_ranked(
+    model,
+    attract,
+    satisfy,
+    gamma,
+    K,
+    n,
+    c,
+    fstar,
+    ukey,
+    checkpoints,
+    regret_out,
+    counts_out,
+    lazy,
+    trace,
+    rba,
+):
     L = attract.size
     S = np.zeros((K, L), np.int64)
     N = np.zeros((K, L), np.int64)
@@ -397,8 +451,28 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
                 for i in range(k + 1):
                     incr[i] = lst[i]
                 incr[k + 1] = chosen[k]
-                nc = _lazy_prepare(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t, th, t_ep, th_ep, incr, k + 2,
-                                   k + 1, lo, hi, ex, stamp, sv, cl, tops)
+                nc = _lazy_prepare(
+                    S[k],
+                    N[k],
+                    q[k],
+                    ub[k],
+                    ubt[k],
+                    ubn[k],
+                    t,
+                    th,
+                    t_ep,
+                    th_ep,
+                    incr,
+                    k + 2,
+                    k + 1,
+                    lo,
+                    hi,
+                    ex,
+                    stamp,
+                    sv,
+                    cl,
+                    tops,
+                )
                 for i in range(nc):
                     tk[i] = False
                 a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
@@ -445,34 +519,162 @@ def _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoint
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pkey,
-         checkpoints, regret_out, counts_out, lazy, trace):
+def _run(
+    model,
+    policy,
+    order,
+    attract,
+    satisfy,
+    gamma,
+    K,
+    n,
+    c,
+    fstar,
+    ukey,
+    pkey,
+    checkpoints,
+    regret_out,
+    counts_out,
+    lazy,
+    trace,
+):
     if policy == RANKED or policy == RANKED_RBA:
-        _run_ranked(model, attract, satisfy, gamma, K, n, c, fstar, ukey, checkpoints, regret_out,
-                    counts_out, lazy, trace, policy == RANKED_RBA)
+        _run_ranked(
+            model,
+            attract,
+            satisfy,
+            gamma,
+            K,
+            n,
+            c,
+            fstar,
+            ukey,
+            checkpoints,
+            regret_out,
+            counts_out,
+            lazy,
+            trace,
+            policy == RANKED_RBA,
+        )
     else:
-        _run_cascade_learner(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukey, pkey,
-                             checkpoints, regret_out, counts_out, lazy, trace)
+        _run_cascade_learner(
+            model,
+            policy,
+            order,
+            attract,
+            satisfy,
+            gamma,
+            K,
+            n,
+            c,
+            fstar,
+            ukey,
+            pkey,
+            checkpoints,
+            regret_out,
+            counts_out,
+            lazy,
+            trace,
+        )
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _run_all_serial(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys, pkeys,
-                    checkpoints, regret, counts, lazy, trace):
+def _run_all_serial(
+    model,
+    policy,
+    order,
+    attract,
+    satisfy,
+    gamma,
+    K,
+    n,
+    c,
+    fstar,
+    ukeys,
+    pkeys,
+    checkpoints,
+    regret,
+    counts,
+    lazy,
+    trace,
+):
     for r in range(ukeys.size):
-        _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys[r], pkeys[r],
-             checkpoints, regret[r], counts[r], lazy, trace[r])
+        _run(
+            model,
+            policy,
+            order,
+            attract,
+            satisfy,
+            gamma,
+            K,
+            n,
+            c,
+            fstar,
+            ukeys[r],
+            pkeys[r],
+            checkpoints,
+            regret[r],
+            counts[r],
+            lazy,
+            trace[r],
+        )
 
 
 @numba.njit(cache=True, parallel=True, error_model="numpy")
-def _run_all_parallel(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys, pkeys,
-                      checkpoints, regret, counts, lazy, trace):
+def _run_all_parallel(
+    model,
+    policy,
+    order,
+    attract,
+    satisfy,
+    gamma,
+    K,
+    n,
+    c,
+    fstar,
+    ukeys,
+    pkeys,
+    checkpoints,
+    regret,
+    counts,
+    lazy,
+    trace,
+):
     for r in numba.prange(ukeys.size):
-        _run(model, policy, order, attract, satisfy, gamma, K, n, c, fstar, ukeys[r], pkeys[r],
-             checkpoints, regret[r], counts[r], lazy, trace[r])
+        _run(
+            model,
+            policy,
+            order,
+            attract,
+            satisfy,
+            gamma,
+            K,
+            n,
+            c,
+            fstar,
+            ukeys[r],
+            pkeys[r],
+            checkpoints,
+            regret[r],
+            counts[r],
+            lazy,
+            trace[r],
+        )
 
 
-def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys, pkeys, checkpoints,
-                  threads: int | None = None, lazy: bool = True, trace_steps: int = 0):
+def simulate_runs(
+    model,
+    policy: int,
+    order: int,
+    horizon: int,
+    c: float,
+    ukeys,
+    pkeys,
+    checkpoints,
+    threads: int | None = None,
+    lazy: bool = True,
+    trace_steps: int = 0,
+):
     """Run ``len(ukeys)`` independent runs of one cell.
 
     Parameters
@@ -515,8 +717,25 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
     regret = np.zeros((runs, checkpoints.size))
     counts = np.zeros((runs, attract.size), np.int64)
     trace = np.zeros((runs, min(int(trace_steps), int(horizon)), 2, int(model.K)), np.int64)
-    args = (model.code, int(policy), int(order), attract, satisfy, float(gamma), int(model.K),
-            int(horizon), float(c), float(fstar), ukeys, pkeys, checkpoints, regret, counts, bool(lazy), trace)
+    args = (
+        model.code,
+        int(policy),
+        int(order),
+        attract,
+        satisfy,
+        float(gamma),
+        int(model.K),
+        int(horizon),
+        float(c),
+        float(fstar),
+        ukeys,
+        pkeys,
+        checkpoints,
+        regret,
+        counts,
+        bool(lazy),
+        trace,
+    )
     if threads == 1 or runs == 1:
         _run_all_serial(*args)
     else:
@@ -530,4 +749,3 @@ def simulate_runs(model, policy: int, order: int, horizon: int, c: float, ukeys,
     if trace_steps > 0:
         return regret, counts, trace[:, :, 0], trace[:, :, 1]
     return regret, counts
-

@@ -25,13 +25,26 @@ from bounds.instance import b_lb
 from simulate.models import MODEL_NAMES, make_model
 from simulate.policies import POLICIES, order_code
 
-__all__ = ["Cell", "get_experiment", "EXPERIMENTS", "TABLE_ROWS", "default_checkpoints", "b_lb_cell"]
+__all__ = [
+    "Cell",
+    "get_experiment",
+    "EXPERIMENTS",
+    "TABLE_ROWS",
+    "default_checkpoints",
+    "b_lb_cell",
+]
 
 #: (L, K, Delta) rows of Tables 1 and 2, in the paper's order
 TABLE_ROWS = (
-    (16, 2, 0.15), (16, 4, 0.15), (16, 8, 0.15),
-    (32, 2, 0.15), (32, 4, 0.15), (32, 8, 0.15),
-    (16, 2, 0.075), (16, 4, 0.075), (16, 8, 0.075),
+    (16, 2, 0.15),
+    (16, 4, 0.15),
+    (16, 8, 0.15),
+    (32, 2, 0.15),
+    (32, 4, 0.15),
+    (32, 8, 0.15),
+    (16, 2, 0.075),
+    (16, 4, 0.075),
+    (16, 8, 0.075),
 )
 P_TABLES = 0.2
 EXPERIMENTS = ("table1", "table2", "dbn", "ts", "dbn-rba")
@@ -84,8 +97,9 @@ class Cell:
         for name in ("experiment", "cell_id"):
             v = getattr(self, name)
             if not isinstance(v, str) or not v or "/" in v or "\\" in v or v.startswith("."):
-                raise ValueError(f"{name} must be a non-empty name without '/', '\\' or a leading '.', "
-                                 f"got {v!r}")
+                raise ValueError(
+                    f"{name} must be a non-empty name without '/', '\\' or a leading '.', got {v!r}"
+                )
         V.choice("model", self.model, MODEL_NAMES)
         V.choice("policy", self.policy, POLICIES)
         order_code(self.order, self.policy)
@@ -93,7 +107,9 @@ class Cell:
         object.__setattr__(self, "runs", V.positive_int("runs", self.runs))
         object.__setattr__(self, "c", V.positive_real("c", self.c, allow_zero=True))
         if self.model == "cascade" and (self.nu != 1.0 or self.gamma != 1.0):
-            raise ValueError("nu and gamma apply to the dbn model only; the cascade model has nu = gamma = 1")
+            raise ValueError(
+                "nu and gamma apply to the dbn model only; the cascade model has nu = gamma = 1"
+            )
         m = make_model(self.model, self.weights, self.K, self.nu, self.gamma)  # validates the rest
         object.__setattr__(self, "weights", tuple(m.rho if self.model == "dbn" else m.weights))
         object.__setattr__(self, "K", m.K)
@@ -134,8 +150,23 @@ class Cell:
         return dataclasses.replace(self, **kw)
 
 
-def b_lb_cell(experiment, L, K, p, delta, policy, order="best-first", *, model="cascade", nu=1.0,
-              gamma=1.0, horizon=100_000, runs=20, c=3.0, cell_id=None) -> Cell:
+def b_lb_cell(
+    experiment,
+    L,
+    K,
+    p,
+    delta,
+    policy,
+    order="best-first",
+    *,
+    model="cascade",
+    nu=1.0,
+    gamma=1.0,
+    horizon=100_000,
+    runs=20,
+    c=3.0,
+    cell_id=None,
+) -> Cell:
     """A cell on B_LB(L, K, p, delta) (eq. (6)); ``cell_id`` defaults to a readable name."""
     inst = b_lb(L, K, p, delta)
     if cell_id is None:
@@ -143,19 +174,41 @@ def b_lb_cell(experiment, L, K, p, delta, policy, order="best-first", *, model="
         if model == "dbn":
             cell_id += f"-nu{nu:g}-g{gamma:g}"
         cell_id += f"-{policy}-{order}"
-    return Cell(experiment, cell_id, model, tuple(inst.weights), K, policy, order, horizon, runs, c,
-                nu, gamma, float(p), float(delta))
+    return Cell(
+        experiment,
+        cell_id,
+        model,
+        tuple(inst.weights),
+        K,
+        policy,
+        order,
+        horizon,
+        runs,
+        c,
+        nu,
+        gamma,
+        float(p),
+        float(delta),
+    )
 
 
 def _grid(name):
     if name in ("table1", "table2", "ts"):
         order = "worst-first" if name == "table2" else "best-first"
         pols = ("cascade-ts",) if name == "ts" else ("cascade-ucb1", "cascade-klucb")
-        return [b_lb_cell(name, L, K, P_TABLES, d, pol, order) for (L, K, d) in TABLE_ROWS for pol in pols]
+        return [
+            b_lb_cell(name, L, K, P_TABLES, d, pol, order)
+            for (L, K, d) in TABLE_ROWS
+            for pol in pols
+        ]
     if name in ("dbn", "dbn-rba"):
         pols = ("cascade-klucb", "ranked-klucb") if name == "dbn" else ("ranked-klucb-rba",)
-        return [b_lb_cell(name, 16, 4, P_TABLES, 0.15, pol, model="dbn", nu=nu, gamma=g)
-                for nu in (1.0, 0.7) for g in (1.0, 0.7) for pol in pols]
+        return [
+            b_lb_cell(name, 16, 4, P_TABLES, 0.15, pol, model="dbn", nu=nu, gamma=g)
+            for nu in (1.0, 0.7)
+            for g in (1.0, 0.7)
+            for pol in pols
+        ]
     raise AssertionError(name)
 
 
@@ -167,7 +220,9 @@ def get_experiment(name: str, testing: bool = False) -> list[Cell]:
     V.choice("experiment", name, EXPERIMENTS)
     cells = _grid(name)
     if testing:
-        cells = [x.with_scale(runs=TESTING_RUNS, horizon=TESTING_HORIZON) for x in (cells[0], cells[-1])]
+        cells = [
+            x.with_scale(runs=TESTING_RUNS, horizon=TESTING_HORIZON) for x in (cells[0], cells[-1])
+        ]
     return cells
 
 
@@ -183,4 +238,3 @@ def default_checkpoints(horizon: int) -> np.ndarray:
     if pts[-1] != n:
         pts = np.append(pts, n)
     return pts
-

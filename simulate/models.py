@@ -40,8 +40,16 @@ import numpy as np
 from bounds import _validate as V
 from simulate.rng import ATTRACT, PERSIST, SATISFY, uniform
 
-__all__ = ["CASCADE", "DBN", "CascadeModel", "DBNModel", "make_model", "respond", "list_reward",
-           "MODEL_NAMES"]
+__all__ = [
+    "CASCADE",
+    "DBN",
+    "CascadeModel",
+    "DBNModel",
+    "make_model",
+    "respond",
+    "list_reward",
+    "MODEL_NAMES",
+]
 
 CASCADE, DBN = 0, 1
 MODEL_NAMES = ("cascade", "dbn")
@@ -161,7 +169,8 @@ class CascadeModel:
 
 @dataclass(frozen=True)
 class DBNModel:
-    """DBN click model of Section 5.3: attraction ``rho``, satisfaction ``nu``, persistence ``gamma``.
+    """DBN click model of Section 5.3: attraction ``rho``, satisfaction ``nu``, persistence
+    ``gamma``.
 
     ``nu`` may be one number (the same for every item, as in the paper) or a sequence of L.
     """
@@ -228,4 +237,3 @@ def make_model(name, weights, K, nu=1.0, gamma=1.0):
 def optimal_reward(model) -> float:
     """``f(A*)`` as the engine evaluates it."""
     return model.expected_reward(model.optimal_list())
-

@@ -31,7 +31,8 @@ user may click several items; the cascade learners take ``C`` = the *last* click
 (Section 5.3: "use the last click as an indicator that the user is satisfied"):
 positions before it, clicked or not, are observed as 0, the last click as 1.
 
-``ranked-klucb`` and ``ranked-klucb-rba`` (ranked bandits, Radlinski, Kleinberg and Joachims, ICML 2008, with KL-UCB)
+``ranked-klucb``, ``ranked-klucb-rba``
+    Ranked bandits (Radlinski, Kleinberg and Joachims, ICML 2008) with KL-UCB.
     One KL-UCB bandit over the L items per position ``k = 1..K``, each with its own
     counts ``N_k(e)``, ``S_k(e)``, all using the global step ``t`` in
     ``log t + c log log t`` and starting from no observation (an unplayed item has
@@ -94,12 +95,31 @@ from __future__ import annotations
 
 from bounds import _validate as V
 
-__all__ = ["POLICIES", "ORDERS", "policy_code", "order_code", "UCB1", "KLUCB", "TS", "RANKED", "RANKED_RBA", "ORACLE", "RANDOM",
-           "RANKED_POLICIES"]
+__all__ = [
+    "POLICIES",
+    "ORDERS",
+    "policy_code",
+    "order_code",
+    "UCB1",
+    "KLUCB",
+    "TS",
+    "RANKED",
+    "RANKED_RBA",
+    "ORACLE",
+    "RANDOM",
+    "RANKED_POLICIES",
+]
 
 UCB1, KLUCB, TS, RANKED, ORACLE, RANDOM, RANKED_RBA = 0, 1, 2, 3, 4, 5, 6
-POLICIES = ("cascade-ucb1", "cascade-klucb", "cascade-ts", "ranked-klucb", "oracle", "uniform-random",
-            "ranked-klucb-rba")
+POLICIES = (
+    "cascade-ucb1",
+    "cascade-klucb",
+    "cascade-ts",
+    "ranked-klucb",
+    "oracle",
+    "uniform-random",
+    "ranked-klucb-rba",
+)
 RANKED_POLICIES = ("ranked-klucb", "ranked-klucb-rba")
 ORDERS = ("best-first", "worst-first")
 
@@ -113,5 +133,7 @@ def order_code(name: str, policy: str | None = None) -> int:
     """Kernel code of an order name; ``ranked-klucb`` allows only ``best-first``."""
     code = ORDERS.index(V.choice("order", name, ORDERS))
     if policy in RANKED_POLICIES and code != 0:
-        raise ValueError(f"{policy} fills positions with their own bandits: only order best-first applies")
+        raise ValueError(
+            f"{policy} fills positions with their own bandits: only order best-first applies"
+        )
     return code

@@ -74,9 +74,19 @@ class CellResult:
         """A JSON-able one-line summary (the CLI's ``--json`` object)."""
         p = self.params
         return {
-            "experiment": p.get("experiment"), "cell_id": p.get("cell_id"), "model": p.get("model"),
-            "policy": p.get("policy"), "order": p.get("order"), "L": p.get("L"), "K": p.get("K"),
-            "p": p.get("p"), "delta": p.get("delta"), "nu": p.get("nu"), "gamma": p.get("gamma"),
-            "runs": self.runs, "horizon": int(self.checkpoints[-1]),
-            "mean_regret": self.mean_regret, "stderr": self.stderr,
+            "experiment": p.get("experiment"),
+            "cell_id": p.get("cell_id"),
+            "model": p.get("model"),
+            "policy": p.get("policy"),
+            "order": p.get("order"),
+            "L": p.get("L"),
+            "K": p.get("K"),
+            "p": p.get("p"),
+            "delta": p.get("delta"),
+            "nu": p.get("nu"),
+            "gamma": p.get("gamma"),
+            "runs": self.runs,
+            "horizon": int(self.checkpoints[-1]),
+            "mean_regret": self.mean_regret,
+            "stderr": self.stderr,
         }

@@ -74,7 +74,7 @@ USERS_TAG = 0x55534552
 
 @numba.njit(cache=True, inline="always")
 def counter(stream, t, index, width, j):
-    """The counter of sub-draw ``j`` of draw (``stream``, ``t``, ``index``); ``width`` items per step."""
+    """Counter of sub-draw ``j`` of draw (``stream``, ``t``, ``index``); ``width`` items a step."""
     return np.uint64(((t * width + index) * N_STREAMS + stream) * _SUB + j)
 
 
@@ -149,6 +149,7 @@ def beta_draw(a, b, key, t, index, width):
 # keys from SeedSequence
 # --------------------------------------------------------------------------
 
+
 def instance_words(weights) -> tuple:
     """Two 32-bit words identifying an instance's attraction probabilities (for the users' key).
 
@@ -175,18 +176,25 @@ def users_keys(seed: np.random.SeedSequence, weights, runs: int) -> np.ndarray:
     """
     w = instance_words(weights)
     return np.array(
-        [_key(np.random.SeedSequence(seed.entropy, spawn_key=(USERS_TAG, *w, r))) for r in range(runs)],
+        [
+            _key(np.random.SeedSequence(seed.entropy, spawn_key=(USERS_TAG, *w, r)))
+            for r in range(runs)
+        ],
         dtype=np.uint64,
     )
 
 
 def policy_keys(seed: np.random.SeedSequence, runs: int) -> np.ndarray:
-    """64-bit policy keys, shape (runs,) uint64: run ``r`` uses ``SeedSequence(entropy, spawn_key + (r,))``.
+    """64-bit policy keys, shape (runs,) uint64.
+
+    Run ``r`` uses ``SeedSequence(entropy, spawn_key + (r,))``.
 
     That is the ``r``-th child ``seed.spawn`` would give, built without mutating ``seed``.
     """
     return np.array(
-        [_key(np.random.SeedSequence(seed.entropy, spawn_key=tuple(seed.spawn_key) + (r,)))
-         for r in range(runs)],
+        [
+            _key(np.random.SeedSequence(seed.entropy, spawn_key=tuple(seed.spawn_key) + (r,)))
+            for r in range(runs)
+        ],
         dtype=np.uint64,
     )

@@ -32,8 +32,13 @@ def as_seed_sequence(seed) -> np.random.SeedSequence:
 @functools.lru_cache(maxsize=1)
 def _git_commit():
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
-                             capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         return out.stdout.strip() or None if out.returncode == 0 else None
     except (OSError, subprocess.SubprocessError):
         return None
@@ -48,8 +53,10 @@ def _version(pkg):
 
 @functools.lru_cache(maxsize=1)
 def _versions():
-    return {"python": platform.python_version(),
-            **{p: _version(p) for p in ("cascading-bandits", "numpy", "numba", "scipy", "distributed")}}
+    return {
+        "python": platform.python_version(),
+        **{p: _version(p) for p in ("cascading-bandits", "numpy", "numba", "scipy", "distributed")},
+    }
 
 
 def provenance_base(ss: np.random.SeedSequence) -> dict:
@@ -58,8 +65,9 @@ def provenance_base(ss: np.random.SeedSequence) -> dict:
         "seed_entropy": str(ss.entropy),
         "seed_spawn_key": [int(x) for x in ss.spawn_key],
         "users_key": "SeedSequence(entropy, spawn_key=(0x55534552, *instance_words(weights), run))"
-                     ".generate_state(1, uint64)",
-        "policy_key": "SeedSequence(entropy, spawn_key=spawn_key + (run,)).generate_state(1, uint64)",
+        ".generate_state(1, uint64)",
+        "policy_key": "SeedSequence(entropy, spawn_key=spawn_key + (run,))"
+        ".generate_state(1, uint64)",
         "rng": "SplitMix64 counters (simulate.rng)",
         "versions": dict(_versions()),
         "git_commit": _git_commit(),
@@ -105,8 +113,17 @@ def run_cell(cell: Cell, seed, *, threads: int | None = None, checkpoints=None) 
     uk = users_keys(ss, cell.weights, cell.runs)
     pk = policy_keys(ss, cell.runs)
     t0 = time.perf_counter()
-    regret, counts = simulate_runs(model, policy_code(cell.policy), order_code(cell.order, cell.policy),
-                                   n, cell.c, uk, pk, cp, threads=threads)
+    regret, counts = simulate_runs(
+        model,
+        policy_code(cell.policy),
+        order_code(cell.order, cell.policy),
+        n,
+        cell.c,
+        uk,
+        pk,
+        cp,
+        threads=threads,
+    )
     prov = provenance_base(ss)
     prov["seconds"] = round(time.perf_counter() - t0, 4)
     return CellResult(cell.params, cp, regret, counts, prov)

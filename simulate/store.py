@@ -55,10 +55,21 @@ def save_result(result: CellResult, out_dir, *, overwrite: bool = False) -> Path
     p = result.params
     npz, js = cell_paths(out_dir, p["experiment"], p["cell_id"])
     if not overwrite and js.exists():
-        raise ValueError(f"{js} already exists; refusing to overwrite it (pass overwrite=True / --overwrite)")
-    _atomic_write(npz, lambda f: np.savez(f, checkpoints=result.checkpoints, regret=result.regret,
-                                          counts=result.counts))
-    doc = {"format": FORMAT, "params": p, "provenance": result.provenance, "summary": result.summary()}
+        raise ValueError(
+            f"{js} already exists; refusing to overwrite it (pass overwrite=True / --overwrite)"
+        )
+    _atomic_write(
+        npz,
+        lambda f: np.savez(
+            f, checkpoints=result.checkpoints, regret=result.regret, counts=result.counts
+        ),
+    )
+    doc = {
+        "format": FORMAT,
+        "params": p,
+        "provenance": result.provenance,
+        "summary": result.summary(),
+    }
     _atomic_write(js, lambda f: f.write(json.dumps(doc, indent=1, allow_nan=True).encode()))
     return js
 
@@ -76,7 +87,9 @@ def load_result(json_path) -> CellResult:
     js = Path(json_path)
     doc = json.loads(js.read_text())
     with np.load(js.with_suffix(".npz"), allow_pickle=False) as z:
-        return CellResult(doc["params"], z["checkpoints"], z["regret"], z["counts"], doc.get("provenance", {}))
+        return CellResult(
+            doc["params"], z["checkpoints"], z["regret"], z["counts"], doc.get("provenance", {})
+        )
 
 
 def load_results(out_dir, name: str) -> list[CellResult]:

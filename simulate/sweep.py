@@ -33,7 +33,9 @@ __all__ = ["run_experiment", "run_experiments", "run_cells", "cell_seed"]
 def cell_seed(root: np.random.SeedSequence, cell: Cell) -> np.random.SeedSequence:
     """The cell's SeedSequence: a child of ``root`` keyed by a hash of the cell's name."""
     h = hashlib.sha256(f"{cell.experiment}/{cell.cell_id}".encode()).digest()
-    return np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (int.from_bytes(h[:4], "little"),))
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=tuple(root.spawn_key) + (int.from_bytes(h[:4], "little"),)
+    )
 
 
 def _work(cell, ss, threads):
@@ -53,7 +55,9 @@ def _make_executor(workers, scheduler):
             try:
                 client, own = distributed.Client(scheduler, timeout="20s"), True
             except OSError as exc:
-                raise ValueError(f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}") from exc
+                raise ValueError(
+                    f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}"
+                ) from exc
         ex = client.get_executor(pure=False)
         return ex, 1, (client.close if own else (lambda: None))
     if workers == 1:
@@ -63,9 +67,19 @@ def _make_executor(workers, scheduler):
     return ex, 1, (lambda: ex.shutdown(wait=True, cancel_futures=True))
 
 
-def run_cells(cells, out_dir, *, seed=0, workers=None, scheduler=None, executor=None, overwrite=False,
-              progress=True, desc="cells"):
-    """Run (or load) ``cells`` and store each as soon as it is done; returns results in ``cells`` order.
+def run_cells(
+    cells,
+    out_dir,
+    *,
+    seed=0,
+    workers=None,
+    scheduler=None,
+    executor=None,
+    overwrite=False,
+    progress=True,
+    desc="cells",
+):
+    """Run (or load) ``cells``, storing each when done; returns results in ``cells`` order.
 
     Parameters
     ----------
@@ -98,8 +112,11 @@ def run_cells(cells, out_dir, *, seed=0, workers=None, scheduler=None, executor=
             todo.append(i)
         elif sp != cell.params:
             diff = sorted(k for k in set(sp) | set(cell.params) if sp.get(k) != cell.params.get(k))
-            raise ValueError(f"stored cell {cell.experiment}/{cell.cell_id} has other parameters ({', '.join(diff)}); "
-                             "use another output directory or overwrite=True (--overwrite)")
+            raise ValueError(
+                f"stored cell {cell.experiment}/{cell.cell_id} has other parameters "
+                f"({', '.join(diff)}); "
+                "use another output directory or overwrite=True (--overwrite)"
+            )
         else:
             results[i] = load_result(cell_paths(out_dir, cell.experiment, cell.cell_id)[1])
     bar = None
@@ -126,7 +143,9 @@ def run_cells(cells, out_dir, *, seed=0, workers=None, scheduler=None, executor=
             else:
                 # costliest first (ranked-klucb, long lists) for a better finish
                 order = sorted(todo, key=lambda i: -_cost(cells[i]))
-                futs = {ex.submit(_work, cells[i], cell_seed(root, cells[i]), threads): i for i in order}
+                futs = {
+                    ex.submit(_work, cells[i], cell_seed(root, cells[i]), threads): i for i in order
+                }
                 for f in cf.as_completed(futs):
                     finish(futs[f], f.result())
         finally:
@@ -142,9 +161,21 @@ def _cost(cell):
     return cell.runs * cell.horizon * per_step
 
 
-def run_experiment(name, out_dir, *, runs=None, horizon=None, seed=0, workers=None, scheduler=None,
-                   testing=False, overwrite=False, progress=True, executor=None):
-    """Run the cells of experiment ``name`` (:func:`simulate.experiments.get_experiment`) into ``out_dir``.
+def run_experiment(
+    name,
+    out_dir,
+    *,
+    runs=None,
+    horizon=None,
+    seed=0,
+    workers=None,
+    scheduler=None,
+    testing=False,
+    overwrite=False,
+    progress=True,
+    executor=None,
+):
+    """Run the cells of experiment ``name`` (:func:`~simulate.experiments.get_experiment`).
 
     ``runs`` / ``horizon`` default to the paper's 20 / 1e5 (3 / 2000 with ``testing=True``).
     Resumes: cells already stored with the same parameters are loaded, not recomputed; a
@@ -153,20 +184,58 @@ def run_experiment(name, out_dir, *, runs=None, horizon=None, seed=0, workers=No
     """
     cells = get_experiment(name, testing=testing)
     runs = (TESTING_RUNS if testing else 20) if runs is None else V.positive_int("runs", runs)
-    horizon = (TESTING_HORIZON if testing else 100_000) if horizon is None else V.positive_int("horizon", horizon)
+    horizon = (
+        (TESTING_HORIZON if testing else 100_000)
+        if horizon is None
+        else V.positive_int("horizon", horizon)
+    )
     cells = [c.with_scale(runs=runs, horizon=horizon) for c in cells]
-    return run_cells(cells, out_dir, seed=seed, workers=workers, scheduler=scheduler, executor=executor,
-                     overwrite=overwrite, progress=progress, desc=name)
+    return run_cells(
+        cells,
+        out_dir,
+        seed=seed,
+        workers=workers,
+        scheduler=scheduler,
+        executor=executor,
+        overwrite=overwrite,
+        progress=progress,
+        desc=name,
+    )
 
 
-def run_experiments(names, out_dir, *, runs=None, horizon=None, seed=0, workers=None, scheduler=None,
-                    testing=False, overwrite=False, progress=True, executor=None):
+def run_experiments(
+    names,
+    out_dir,
+    *,
+    runs=None,
+    horizon=None,
+    seed=0,
+    workers=None,
+    scheduler=None,
+    testing=False,
+    overwrite=False,
+    progress=True,
+    executor=None,
+):
     """Several experiments in one pool (one progress bar); a flat list of results in order."""
     cells = []
     for name in names:
         c = get_experiment(name, testing=testing)
         r = (TESTING_RUNS if testing else 20) if runs is None else V.positive_int("runs", runs)
-        h = (TESTING_HORIZON if testing else 100_000) if horizon is None else V.positive_int("horizon", horizon)
+        h = (
+            (TESTING_HORIZON if testing else 100_000)
+            if horizon is None
+            else V.positive_int("horizon", horizon)
+        )
         cells += [x.with_scale(runs=r, horizon=h) for x in c]
-    return run_cells(cells, out_dir, seed=seed, workers=workers, scheduler=scheduler, executor=executor,
-                     overwrite=overwrite, progress=progress, desc="+".join(names))
+    return run_cells(
+        cells,
+        out_dir,
+        seed=seed,
+        workers=workers,
+        scheduler=scheduler,
+        executor=executor,
+        overwrite=overwrite,
+        progress=progress,
+        desc="+".join(names),
+    )

@@ -21,7 +21,7 @@ _SUB = 256
 
 
 def _threshold(t, c):
-    """log t + c log log t with the small-t rule (log t -> 0 for t <= 1, log log t -> 0 for t <= e)."""
+    """log t + c log log t, small-t rule: log t -> 0 for t <= 1, log log t -> 0 for t <= e."""
     lg = math.log(t) if t > 1 else 0.0
     llg = math.log(math.log(t)) if t > math.e else 0.0
     return lg + c * llg
@@ -45,7 +45,9 @@ def _gamma(a, key, t, e, L, j):
         if v <= 0.0:
             continue
         v = v * v * v
-        if u3 < 1.0 - 0.0331 * x * x * x * x or math.log(u3) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
+        if u3 < 1.0 - 0.0331 * x * x * x * x or math.log(u3) < 0.5 * x * x + d * (
+            1.0 - v + math.log(v)
+        ):
             return d * v, j
 
 
@@ -76,7 +78,7 @@ def clicks_py(model, rho, nu, gamma, lst, t, key):
 
 
 def reward_py(model, rho, nu, gamma, lst):
-    """Expected reward of a list: cascade f(A, w) (weights sorted decreasingly), DBN satisfaction."""
+    """Expected reward: cascade f(A, w) (weights sorted decreasingly), DBN satisfaction."""
     if model == "cascade":
         prod = 1.0
         for x in sorted((rho[e] for e in lst), reverse=True):
@@ -95,7 +97,10 @@ def _ranking(idx):
 
 
 def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1.0, gamma=1.0):
-    """One run, step by step. Returns (lists, clicks, cumulative_regret, counts); lists[t-1] = A_t."""
+    """One run, step by step.
+
+    Returns (lists, clicks, cumulative_regret, counts); lists[t-1] = A_t.
+    """
     rho = [float(x) for x in weights]
     L = len(rho)
     nus = [float(nu)] * L if model == "dbn" else [1.0] * L
@@ -119,8 +124,10 @@ def reference_run(model, weights, K, policy, order, horizon, c, ukey, pkey, nu=1
             th = _threshold(t, c)
             lst, chosen = [], []
             for k in range(K):
-                idx = [klucb_scalar(S[k][e] / N[k][e] if N[k][e] else 0.0, float(N[k][e]), th)
-                       for e in range(L)]
+                idx = [
+                    klucb_scalar(S[k][e] / N[k][e] if N[k][e] else 0.0, float(N[k][e]), th)
+                    for e in range(L)
+                ]
                 rank = _ranking(idx)
                 chosen.append(rank[0])
                 lst.append(next(e for e in rank if e not in lst))

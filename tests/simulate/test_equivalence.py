@@ -22,8 +22,13 @@ INSTANCES = {
     "blb": (tuple(b_lb(8, 3, 0.2, 0.1).weights), 3),
     "edges": ((0.9, 0.0, 0.35, 1.0, 0.05, 0.35, 0.6, 0.12), 3),
 }
-COMBOS = [(pol, model, order) for pol in POLICIES for model in ("cascade", "dbn") for order in ORDERS
-          if not (pol.startswith("ranked") and order == "worst-first")]
+COMBOS = [
+    (pol, model, order)
+    for pol in POLICIES
+    for model in ("cascade", "dbn")
+    for order in ORDERS
+    if not (pol.startswith("ranked") and order == "worst-first")
+]
 
 
 def _keys(weights, runs=1, seed=2024):
@@ -45,13 +50,27 @@ def test_engine_equals_reference(policy, model, order, instance, lazy):
     m = make_model(model, weights, K, nu, gamma)
     uk, pk = _keys(weights)
     cp = np.arange(1, STEPS + 1)
-    regret, counts, trace, clicks = simulate_runs(m, policy_code(policy), order_code(order, policy), STEPS, 3.0,
-                                          uk, pk, cp, threads=1, lazy=lazy, trace_steps=STEPS)
-    lists, ref_clicks, ref_regret, ref_counts = reference_run(model, weights, K, policy, order, STEPS, 3.0, uk[0], pk[0],
-                                                  nu, gamma)
+    regret, counts, trace, clicks = simulate_runs(
+        m,
+        policy_code(policy),
+        order_code(order, policy),
+        STEPS,
+        3.0,
+        uk,
+        pk,
+        cp,
+        threads=1,
+        lazy=lazy,
+        trace_steps=STEPS,
+    )
+    lists, ref_clicks, ref_regret, ref_counts = reference_run(
+        model, weights, K, policy, order, STEPS, 3.0, uk[0], pk[0], nu, gamma
+    )
     ref_lists = np.array(lists)
     diff = np.nonzero((trace[0] != ref_lists).any(axis=1))[0]
-    assert diff.size == 0, f"first different list at t = {diff[0] + 1}: {trace[0][diff[0]]} vs {ref_lists[diff[0]]}"
+    assert diff.size == 0, (
+        f"first different list at t = {diff[0] + 1}: {trace[0][diff[0]]} vs {ref_lists[diff[0]]}"
+    )
     np.testing.assert_array_equal(clicks[0], np.array(ref_clicks))
     np.testing.assert_array_equal(regret[0], np.array(ref_regret))
     np.testing.assert_array_equal(counts[0], np.array(ref_counts))
@@ -60,7 +79,9 @@ def test_engine_equals_reference(policy, model, order, instance, lazy):
 @pytest.mark.parametrize("policy,model,order", [c for c in COMBOS if "klucb" in c[0]])
 def test_lazy_equals_plain_long(policy, model, order):
     weights, K = tuple(b_lb(16, 4, 0.2, 0.15).weights), 4
-    m = make_model(model, weights, K, 0.7 if model == "dbn" else 1.0, 0.7 if model == "dbn" else 1.0)
+    m = make_model(
+        model, weights, K, 0.7 if model == "dbn" else 1.0, 0.7 if model == "dbn" else 1.0
+    )
     uk, pk = _keys(weights, runs=2, seed=5)
     n = 30000
     cp = np.unique(np.linspace(1, n, 300).astype(np.int64))
@@ -74,11 +95,21 @@ def test_lazy_equals_plain_long(policy, model, order):
 
 def test_uniform_numba_equals_python():
     for key in (0, 1, 2**63 + 12345, 2**64 - 1):
-        for (s, t, e, w, j) in [(0, 0, 0, 16, 0), (1, 99999, 2047, 2048, 0), (3, 5, 3, 8, 255), (2, 7, 1, 4, 9)]:
+        for s, t, e, w, j in [
+            (0, 0, 0, 16, 0),
+            (1, 99999, 2047, 2048, 0),
+            (3, 5, 3, 8, 255),
+            (2, 7, 1, 4, 9),
+        ]:
             assert uniform(np.uint64(key), s, t, e, w, j) == uniform_py(key, s, t, e, w, j)
 
 
 def test_beta_numba_equals_python():
     key = np.uint64(987654321)
-    for (a, b, t, e) in [(1.0, 1.0, 1, 0), (3.0, 7.0, 2, 5), (1.0, 500.0, 10, 1), (4000.0, 20.0, 9, 7)]:
+    for a, b, t, e in [
+        (1.0, 1.0, 1, 0),
+        (3.0, 7.0, 2, 5),
+        (1.0, 500.0, 10, 1),
+        (4000.0, 20.0, 9, 7),
+    ]:
         assert beta_draw(a, b, key, t, e, 8) == beta_py(a, b, int(key), t, e, 8)

@@ -10,7 +10,9 @@ from simulate.rng import policy_keys
 
 
 def test_expected_rewards_by_hand():
-    assert CascadeModel((0.5, 0.2, 0.1), 2).expected_reward([0, 1]) == pytest.approx(1 - 0.5 * 0.8, abs=1e-15)
+    assert CascadeModel((0.5, 0.2, 0.1), 2).expected_reward([0, 1]) == pytest.approx(
+        1 - 0.5 * 0.8, abs=1e-15
+    )
     m = DBNModel((0.5, 0.2, 0.1), 2, nu=0.5, gamma=0.5)
     # wbar = (0.25, 0.1): 0.25 + gamma * (1 - 0.25) * 0.1
     assert m.expected_reward([0, 1]) == pytest.approx(0.25 + 0.5 * 0.75 * 0.1, abs=1e-15)
@@ -47,7 +49,9 @@ def test_experiments_are_the_papers():
     t1, t2, dbn = get_experiment("table1"), get_experiment("table2"), get_experiment("dbn")
     assert len(t1) == len(t2) == 18 and len(dbn) == 8
     assert {(c.L, c.K, c.delta) for c in t1} == set(TABLE_ROWS)
-    assert all(c.p == 0.2 and c.order == "best-first" and c.horizon == 100_000 and c.runs == 20 for c in t1)
+    assert all(
+        c.p == 0.2 and c.order == "best-first" and c.horizon == 100_000 and c.runs == 20 for c in t1
+    )
     assert all(c.order == "worst-first" for c in t2)
     assert {(c.nu, c.gamma) for c in dbn} == {(1.0, 1.0), (1.0, 0.7), (0.7, 1.0), (0.7, 0.7)}
     assert {c.policy for c in dbn} == {"cascade-klucb", "ranked-klucb"}
@@ -64,20 +68,30 @@ def test_checkpoints():
     assert default_checkpoints(7)[-1] == 7
 
 
-@pytest.mark.parametrize("bad,msg", [
-    (dict(policy="ucb"), "unknown policy"),
-    (dict(policy="ranked-klucb", order="worst-first"), "best-first"),
-    (dict(order="middle"), "unknown order"),
-    (dict(K=9), "K must satisfy"),
-    (dict(horizon=0), "horizon"),
-    (dict(runs=1.5), "runs"),
-    (dict(weights=(0.2, 1.2)), "weights"),
-    (dict(model="pbm"), "unknown model"),
-    (dict(nu=0.5), "dbn model only"),
-    (dict(cell_id="a/b"), "cell_id"),
-])
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        (dict(policy="ucb"), "unknown policy"),
+        (dict(policy="ranked-klucb", order="worst-first"), "best-first"),
+        (dict(order="middle"), "unknown order"),
+        (dict(K=9), "K must satisfy"),
+        (dict(horizon=0), "horizon"),
+        (dict(runs=1.5), "runs"),
+        (dict(weights=(0.2, 1.2)), "weights"),
+        (dict(model="pbm"), "unknown model"),
+        (dict(nu=0.5), "dbn model only"),
+        (dict(cell_id="a/b"), "cell_id"),
+    ],
+)
 def test_cell_rejects_bad_input(bad, msg):
-    kw = dict(experiment="x", cell_id="c", model="cascade", weights=(0.3, 0.2, 0.1), K=2, policy="cascade-klucb")
+    kw = dict(
+        experiment="x",
+        cell_id="c",
+        model="cascade",
+        weights=(0.3, 0.2, 0.1),
+        K=2,
+        policy="cascade-klucb",
+    )
     kw.update(bad)
     with pytest.raises(ValueError, match=msg):
         Cell(**kw)
@@ -96,7 +110,9 @@ def test_cellresult_statistics_by_hand():
     reg = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 9.0]])
     r = CellResult({"cell_id": "c"}, [5, 10], reg, np.zeros((3, 2), np.int64))
     assert r.mean_regret == 5.0
-    assert r.stderr == pytest.approx(np.sqrt(((2 - 5) ** 2 + (4 - 5) ** 2 + (9 - 5) ** 2) / 2) / np.sqrt(3))
+    assert r.stderr == pytest.approx(
+        np.sqrt(((2 - 5) ** 2 + (4 - 5) ** 2 + (9 - 5) ** 2) / 2) / np.sqrt(3)
+    )
     with pytest.raises(ValueError, match="regret must have shape"):
         CellResult({}, [5, 10, 20], reg, np.zeros((3, 2)))
     assert not r.regret.flags.writeable

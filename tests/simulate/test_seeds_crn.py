@@ -16,7 +16,18 @@ W = tuple(b_lb(8, 2, 0.3, 0.15).weights)
 
 
 def _cell(policy="cascade-klucb", order="best-first", **kw):
-    return b_lb_cell("t", 8, 2, 0.3, 0.15, policy, order, horizon=kw.pop("horizon", 800), runs=kw.pop("runs", 3), **kw)
+    return b_lb_cell(
+        "t",
+        8,
+        2,
+        0.3,
+        0.15,
+        policy,
+        order,
+        horizon=kw.pop("horizon", 800),
+        runs=kw.pop("runs", 3),
+        **kw,
+    )
 
 
 def test_same_seed_same_numbers():
@@ -65,11 +76,25 @@ def test_two_policies_face_the_same_users(model):
     uk = users_keys(ss, W, 2)
     n = 3000
     out = {}
-    for pol, order in (("cascade-klucb", "best-first"), ("uniform-random", "worst-first"), ("ranked-klucb", "best-first")):
+    for pol, order in (
+        ("cascade-klucb", "best-first"),
+        ("uniform-random", "worst-first"),
+        ("ranked-klucb", "best-first"),
+    ):
         # different policy keys on purpose: only the users' keys are shared
         pk = policy_keys(np.random.SeedSequence(99, spawn_key=(len(out),)), 2)
-        _, _, lists, clicks = simulate_runs(m, policy_code(pol), order_code(order, pol), n, 3.0, uk, pk,
-                                            np.array([n]), threads=1, trace_steps=n)
+        _, _, lists, clicks = simulate_runs(
+            m,
+            policy_code(pol),
+            order_code(order, pol),
+            n,
+            3.0,
+            uk,
+            pk,
+            np.array([n]),
+            threads=1,
+            trace_steps=n,
+        )
         out[pol] = (lists, clicks)
     shared = 0
     (la, ca), (lb, cb) = out["cascade-klucb"], out["uniform-random"]
@@ -94,4 +119,6 @@ def test_dbn_with_nu_gamma_one_is_the_cascade_user():
     cas = run_cell(_cell("cascade-klucb", horizon=3000), 4)
     dbn = run_cell(_cell("cascade-klucb", horizon=3000, model="dbn"), 4)
     np.testing.assert_array_equal(cas.counts, dbn.counts)  # same decisions and observations
-    np.testing.assert_allclose(cas.regret, dbn.regret, rtol=0, atol=1e-9)  # reward formulas differ in rounding
+    np.testing.assert_allclose(
+        cas.regret, dbn.regret, rtol=0, atol=1e-9
+    )  # reward formulas differ in rounding

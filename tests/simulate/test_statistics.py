@@ -11,7 +11,9 @@ from simulate.experiments import Cell, b_lb_cell
 from simulate.models import make_model
 
 
-@pytest.mark.parametrize("model,order", [("cascade", "best-first"), ("cascade", "worst-first"), ("dbn", "best-first")])
+@pytest.mark.parametrize(
+    "model,order", [("cascade", "best-first"), ("cascade", "worst-first"), ("dbn", "best-first")]
+)
 def test_oracle_has_zero_regret(model, order):
     kw = dict(model="dbn", nu=0.7, gamma=0.7) if model == "dbn" else {}
     res = run_cell(b_lb_cell("t", 10, 3, 0.3, 0.1, "oracle", order, horizon=2000, runs=2, **kw), 0)
@@ -27,7 +29,9 @@ def test_uniform_random_matches_exact_expectation(model):
     regs = np.array([fstar - m.expected_reward(lst) for lst in itertools.permutations(range(6), K)])
     mean, sd = regs.mean(), regs.std()
     n, runs = 20000, 4
-    res = run_cell(Cell("t", "u", model, w, K, "uniform-random", horizon=n, runs=runs, nu=nu, gamma=g), 3)
+    res = run_cell(
+        Cell("t", "u", model, w, K, "uniform-random", horizon=n, runs=runs, nu=nu, gamma=g), 3
+    )
     per_step = res.regret[:, -1].sum() / (n * runs)
     assert abs(per_step - mean) < 5 * sd / math.sqrt(n * runs)
 

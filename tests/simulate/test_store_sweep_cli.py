@@ -44,12 +44,16 @@ def test_resume_computes_only_what_is_missing(tmp_path, monkeypatch):
     (tmp_path / "table1" / f"{first[1].params['cell_id']}.json").unlink()  # an interrupted sweep
     calls = []
     real = sweep.run_cell
-    monkeypatch.setattr(sweep, "run_cell", lambda c, s, **kw: calls.append(c.cell_id) or real(c, s, **kw))
+    monkeypatch.setattr(
+        sweep, "run_cell", lambda c, s, **kw: calls.append(c.cell_id) or real(c, s, **kw)
+    )
     again = run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
     assert calls == [first[1].params["cell_id"]]
-    for a, b in zip(first, again):
+    for a, b in zip(first, again, strict=True):
         np.testing.assert_array_equal(a.regret, b.regret)
-    assert [r.params["cell_id"] for r in load_results(tmp_path, "table1")] == [r.params["cell_id"] for r in first]
+    assert [r.params["cell_id"] for r in load_results(tmp_path, "table1")] == [
+        r.params["cell_id"] for r in first
+    ]
     with pytest.raises(ValueError, match="other parameters"):
         run_experiment("table1", tmp_path, testing=True, horizon=700, workers=1, progress=False)
     with pytest.raises(ValueError, match="no stored results"):
@@ -60,11 +64,13 @@ def test_serial_process_pool_and_dask_are_bit_identical(tmp_path):
     distributed = pytest.importorskip("distributed")
     serial = run_experiment("dbn", tmp_path / "s", testing=True, workers=1, progress=False)
     pool = run_experiment("dbn", tmp_path / "p", testing=True, workers=2, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
-        dask = run_experiment("dbn", tmp_path / "d", testing=True, scheduler=cluster.scheduler_address,
-                              progress=False)
-    for a, b, c in zip(serial, pool, dask):
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        dask = run_experiment(
+            "dbn", tmp_path / "d", testing=True, scheduler=cluster.scheduler_address, progress=False
+        )
+    for a, b, c in zip(serial, pool, dask, strict=True):
         np.testing.assert_array_equal(a.regret, b.regret)
         np.testing.assert_array_equal(a.regret, c.regret)
         np.testing.assert_array_equal(a.counts, c.counts)
@@ -72,8 +78,26 @@ def test_serial_process_pool_and_dask_are_bit_identical(tmp_path):
 
 
 def test_cli_adhoc_json(capsys):
-    rc = main(["simulate", "--weights", "0.3,0.3,0.1,0.1,0.1", "--K", "2", "--policy", "cascade-klucb,cascade-ts",
-               "--order", "worst-first", "--runs", "3", "--horizon", "400", "--seed", "1", "--json"])
+    rc = main(
+        [
+            "simulate",
+            "--weights",
+            "0.3,0.3,0.1,0.1,0.1",
+            "--K",
+            "2",
+            "--policy",
+            "cascade-klucb,cascade-ts",
+            "--order",
+            "worst-first",
+            "--runs",
+            "3",
+            "--horizon",
+            "400",
+            "--seed",
+            "1",
+            "--json",
+        ]
+    )
     assert rc == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["policy"] for r in rows] == ["cascade-klucb", "cascade-ts"]
@@ -83,31 +107,68 @@ def test_cli_adhoc_json(capsys):
 
 
 def test_cli_blb_dbn_and_experiment(capsys, tmp_path):
-    rc = main(["simulate", "--L", "8", "--K", "2", "--p", "0.3", "--delta", "0.15", "--model", "dbn", "--nu", "0.7",
-               "--gamma", "0.7", "--policy", "ranked-klucb", "--runs", "2", "--horizon", "300", "--json"])
+    rc = main(
+        [
+            "simulate",
+            "--L",
+            "8",
+            "--K",
+            "2",
+            "--p",
+            "0.3",
+            "--delta",
+            "0.15",
+            "--model",
+            "dbn",
+            "--nu",
+            "0.7",
+            "--gamma",
+            "0.7",
+            "--policy",
+            "ranked-klucb",
+            "--runs",
+            "2",
+            "--horizon",
+            "300",
+            "--json",
+        ]
+    )
     assert rc == 0
     (row,) = json.loads(capsys.readouterr().out)
     assert row["model"] == "dbn" and row["nu"] == 0.7 and row["L"] == 8 and row["p"] == 0.3
-    args = ["simulate", "--experiment", "table2", "--testing", "--out", str(tmp_path), "--workers", "1", "--json"]
+    args = [
+        "simulate",
+        "--experiment",
+        "table2",
+        "--testing",
+        "--out",
+        str(tmp_path),
+        "--workers",
+        "1",
+        "--json",
+    ]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
     assert main(args) == 0  # resumes: loads, no error, same numbers
     assert json.loads(capsys.readouterr().out) == first
 
 
-@pytest.mark.parametrize("argv,msg", [
-    (["--weights", "0.2,1.5", "--K", "1"], "weights must lie in [0, 1]"),
-    (["--weights", "0.2,0.1", "--K", "3"], "K must satisfy"),
-    (["--weights", "0.2,0.1", "--K", "1", "--policy", "greedy"], "unknown policy"),
-    (["--weights", "0.2,x", "--K", "1"], "comma-separated numbers"),
-    (["--K", "1"], "needs --weights"),
-    (["--weights", "0.2,0.1", "--L", "4", "--K", "1"], "either --weights or"),
-    (["--experiment", "table1", "--K", "2"], "does not take"),
-    (["--experiment", "tableX"], "unknown experiment"),
-    (["--weights", "0.2,0.1", "--K", "1", "--horizon", "0"], "horizon"),
-    (["--weights", "0.2,0.1", "--K", "1", "--nu", "0.5"], "dbn only"),
-    (["--weights", "0.2,0.1", "--K", "1", "--seed", "-1"], "seed"),
-])
+@pytest.mark.parametrize(
+    "argv,msg",
+    [
+        (["--weights", "0.2,1.5", "--K", "1"], "weights must lie in [0, 1]"),
+        (["--weights", "0.2,0.1", "--K", "3"], "K must satisfy"),
+        (["--weights", "0.2,0.1", "--K", "1", "--policy", "greedy"], "unknown policy"),
+        (["--weights", "0.2,x", "--K", "1"], "comma-separated numbers"),
+        (["--K", "1"], "needs --weights"),
+        (["--weights", "0.2,0.1", "--L", "4", "--K", "1"], "either --weights or"),
+        (["--experiment", "table1", "--K", "2"], "does not take"),
+        (["--experiment", "tableX"], "unknown experiment"),
+        (["--weights", "0.2,0.1", "--K", "1", "--horizon", "0"], "horizon"),
+        (["--weights", "0.2,0.1", "--K", "1", "--nu", "0.5"], "dbn only"),
+        (["--weights", "0.2,0.1", "--K", "1", "--seed", "-1"], "seed"),
+    ],
+)
 def test_cli_errors_are_one_line_exit_2(argv, msg, capsys):
     assert main(["simulate", *argv]) == 2
     err = capsys.readouterr().err
