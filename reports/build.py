@@ -582,7 +582,8 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
     add(
         f"DBN click model on B_LB(L = {f1['L']}, K = {f1['K']}, p = {f1['p']:g}, "
         f"Δ = {f1['delta']:g}) with satisfaction ν and persistence γ. The ratio is paired over "
-        "runs (both policies face the same users).\n"
+        "runs (both policies face the same users). The figure shows the simulator's default "
+        "ranked-bandit reading (`ranked-klucb`); other readings it stores appear in the table.\n"
     )
     rows = [
         [
