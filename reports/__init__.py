@@ -8,5 +8,6 @@ Layers, rliable-style (each depends only on the ones above it):
   marks), Theorems 2-4 at n against the evidence, scaling, orders, the DBN ratio;
 * :mod:`reports.figures` -- plot functions (data in, matplotlib Figure out; no files);
 * :mod:`reports.build`   -- the report builder, the only module that writes files;
-* :mod:`reports.report_cli` -- ``cascading report``; :mod:`reports.cli` -- the ``cascading`` command.
+* :mod:`reports.report_cli` -- ``cascading report``;
+  :mod:`reports.cli` -- the ``cascading`` command.
 """
