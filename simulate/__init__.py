@@ -1,13 +1,23 @@
 """Simulation of cascading bandits (Kveton et al., ICML 2015, Sections 3 and 5).
 
-Click models (:mod:`simulate.models`), policies (:mod:`simulate.policies`), the
-engine (:mod:`simulate.engine`), experiment grids (:mod:`simulate.experiments`),
-sweeps (:mod:`simulate.sweep`) and storage (:mod:`simulate.store`).
+Layers, bottom up:
+
+* :mod:`simulate.rng` -- counter-based random numbers (SplitMix64): every draw is a pure
+  function of (run key, stream, t, index), so the users' draws do not depend on the policy;
+* :mod:`simulate.models` -- click models (cascade, DBN of Section 5.3) and expected rewards;
+* :mod:`simulate.policies` -- policy names and their exact definitions (CascadeUCB1,
+  CascadeKL-UCB, CascadeTS, ranked bandits, oracle, uniform random);
+* :mod:`simulate.engine` -- the numba kernels; CascadeKL-UCB and ranked KL-UCB use a lazy
+  but exact selection (the decisions of the plain loop, bit for bit);
+* :mod:`simulate.experiments` -- :class:`Cell` and the paper's grids (``table1``, ``table2``,
+  ``dbn``; extras ``ts``, ``dbn-rba``);
+* :mod:`simulate.runner` -- :func:`run_cell`; :mod:`simulate.results` -- :class:`CellResult`;
+* :mod:`simulate.sweep`, :mod:`simulate.store` -- sweeps over any executor, atomic storage.
 
 >>> from simulate import get_experiment, run_cell
 >>> cell = get_experiment("table1", testing=True)[0]
 >>> res = run_cell(cell, seed=0)
->>> res.regret.shape[0] == cell.runs
+>>> res.regret.shape == (cell.runs, res.checkpoints.size)
 True
 """
 
