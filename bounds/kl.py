@@ -7,7 +7,8 @@ The divergence
     kl(p, q) = p log(p / q) + (1 - p) log((1 - p) / (1 - q))
 
 is written once, in :func:`_make_kl`, against a context that supplies
-``log``, ``log1p`` and ``inf``. From it we derive
+``log(x / y)`` and ``inf`` (the float and mp contexts share one accurate
+``log(x / y)``, :func:`_make_log_ratio`; intervals use the plain quotient). From it we derive
 
 * :func:`kl_mp` -- arbitrary precision (``mpmath.mp``, at the caller's ``mp.dps``
   or a local ``dps``),
@@ -72,12 +73,14 @@ __all__ = [
 ]
 
 
-def _make_kl(log, log1p, inf):
+def _make_kl(log_ratio, inf):
     """The one definition of the Bernoulli KL divergence, for a given arithmetic.
 
-    ``log``, ``log1p`` and ``inf`` come from the context (math, mpmath.mp, mpmath.iv).
-    The equality tests are exact: for intervals they fire only on the
-    degenerate intervals [0, 0] and [1, 1], so enclosures stay valid.
+    ``log_ratio(x, y, d) = log(x / y)`` with ``d = y - x`` supplied by the caller (so
+    it is formed before ``1 - p`` and ``1 - q`` round) and ``inf`` come from the
+    context (math, mpmath.mp, mpmath.iv). The equality tests are exact: for
+    intervals they fire only on the degenerate intervals [0, 0] and [1, 1], so
+    enclosures stay valid.
     """
 
     def _kl(p, q):
@@ -85,31 +88,52 @@ def _make_kl(log, log1p, inf):
         if p == 0:
             a = 0.0 * d  # 0 log 0 = 0 (typed like d)
         elif q == 0:
-            a = inf
-        elif q < 1e-300:
-            a = p * (log(p) - log(q))  # (q - p)/q or p/q may overflow in float64
-        elif d > 0.5 * q:
-            a = p * log(p / q)  # p/q < 1/2: log is far from 0, no cancellation
+            a = p * inf  # inf for p > 0; an interval p containing 0 gives [0, inf]
         else:
-            a = p * log1p(-d / q)  # p log(p / q) with p/q in [1/2, 1]: accurate near q = p
+            a = p * log_ratio(p, q, d)  # p log(p / q)
         if p == 1:
             b = 0.0 * d
         elif q == 1:
-            b = inf
-        elif -d > 0.5 * (1 - q):
-            b = (1 - p) * log((1 - p) / (1 - q))  # mirror image of the p < q/2 case
+            b = (1 - p) * inf
         else:
-            b = (1 - p) * log1p(d / (1 - q))  # (1 - p) log((1 - p) / (1 - q))
+            b = (1 - p) * log_ratio(1 - p, 1 - q, -d)  # (1 - p) log((1 - p) / (1 - q))
         return a + b
 
     return _kl
 
 
-_kl_py_mp = _make_kl(mpmath.mp.log, mpmath.mp.log1p, mpmath.mp.inf)
-_kl_py_iv = _make_kl(mpmath.iv.log, mpmath.iv.log1p, mpmath.iv.inf)
+def _make_log_ratio(log, log1p):
+    """``log(x / y)`` for ``0 < x``, ``0 < y`` given ``d = y - x``, accurate in floating point.
+
+    Near ``x = y`` it is ``log1p(-d / y)`` (no cancellation); for ``x < y / 2`` the
+    ratio is formed directly, since ``1 - d/y`` would lose ``x / y``; for subnormal
+    ``y`` the logs are subtracted because ``x / y`` may overflow.
+    """
+
+    def _log_ratio(x, y, d):
+        if y < 1e-300:
+            return log(x) - log(y)
+        if d > 0.5 * y:
+            return log(x / y)
+        return log1p(-d / y)
+
+    return _log_ratio
+
+
+def _iv_log_ratio(x, y, d):
+    # Intervals: x / y of two nonnegative enclosures stays >= 0, so the log is
+    # defined; 1 - d/y enclosed independently could dip below 0.
+    return mpmath.iv.log(x / y)
+
+
+_kl_py_mp = _make_kl(_make_log_ratio(mpmath.mp.log, mpmath.mp.log1p), mpmath.mp.inf)
+_kl_py_iv = _make_kl(_iv_log_ratio, mpmath.iv.inf)
 
 #: numba scalar form, callable from other njit kernels.
-kl_scalar = numba.njit(cache=True, error_model="numpy")(_make_kl(math.log, math.log1p, math.inf))
+_log_ratio_scalar = numba.njit(cache=True, error_model="numpy")(
+    _make_log_ratio(math.log, math.log1p)
+)
+kl_scalar = numba.njit(cache=True, error_model="numpy")(_make_kl(_log_ratio_scalar, math.inf))
 
 
 @numba.vectorize(["f8(f8, f8)"], cache=True)

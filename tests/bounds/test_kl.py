@@ -150,3 +150,17 @@ def test_small_t_rule():
         klucb_threshold(0.5)
     with pytest.raises(ValueError):
         klucb_threshold(10, c=-1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0)
+)
+@example(0.01, 0.99, 0.01, 0.99)  # once raised ComplexResult (log1p of an enclosure below -1)
+def test_kl_interval_encloses_wide_boxes(a, b, c, d):
+    (p0, p1), (q0, q1) = sorted((a, b)), sorted((c, d))
+    box = kl_iv([p0, p1], [q0, q1])
+    for pp in np.linspace(p0, p1, 4):
+        for qq in np.linspace(q0, q1, 4):
+            v = kl_mp(pp, qq, dps=30)
+            assert box.a <= v <= box.b
