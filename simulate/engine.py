@@ -19,7 +19,11 @@ from simulate.models import DBN, list_reward, respond
 from simulate.policies import KLUCB, ORACLE, RANKED, RANKED_RBA, TS, UCB1
 from simulate.rng import ATTRACT, POLICY, beta_draw, uniform
 
-__all__ = ["simulate_runs"]
+__all__ = ["simulate_runs", "ENGINE_VERSION"]
+
+#: bumped whenever a change alters any number the engine produces for a given cell and
+#: seed; stored results of another version are not resumed (simulate.sweep)
+ENGINE_VERSION = 2
 
 
 @numba.njit(cache=True, error_model="numpy")

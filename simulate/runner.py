@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulate.engine import simulate_runs
+from simulate.engine import ENGINE_VERSION, simulate_runs
 from simulate.experiments import Cell, default_checkpoints
 from simulate.policies import order_code, policy_code
 from simulate.results import CellResult
@@ -69,6 +69,7 @@ def provenance_base(ss: np.random.SeedSequence) -> dict:
         "policy_key": "SeedSequence(entropy, spawn_key=spawn_key + (run,))"
         ".generate_state(1, uint64)",
         "rng": "SplitMix64 counters (simulate.rng)",
+        "engine_version": ENGINE_VERSION,
         "versions": dict(_versions()),
         "git_commit": _git_commit(),
     }

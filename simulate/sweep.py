@@ -23,6 +23,7 @@ import os
 import numpy as np
 
 from bounds import _validate as V
+from simulate.engine import ENGINE_VERSION
 from simulate.experiments import TESTING_HORIZON, TESTING_RUNS, Cell, get_experiment
 from simulate.runner import as_seed_sequence, run_cell
 from simulate.store import cell_paths, load_result, save_result, stored_params
@@ -118,7 +119,14 @@ def run_cells(
                 "use another output directory or overwrite=True (--overwrite)"
             )
         else:
-            results[i] = load_result(cell_paths(out_dir, cell.experiment, cell.cell_id)[1])
+            res = load_result(cell_paths(out_dir, cell.experiment, cell.cell_id)[1])
+            if res.provenance.get("engine_version") != ENGINE_VERSION:
+                raise ValueError(
+                    f"stored cell {cell.experiment}/{cell.cell_id} comes from engine version "
+                    f"{res.provenance.get('engine_version')}, this is {ENGINE_VERSION}; use "
+                    "another output directory or overwrite=True (--overwrite)"
+                )
+            results[i] = res
     bar = None
     if progress:
         from tqdm.auto import tqdm

@@ -113,3 +113,22 @@ def test_beta_numba_equals_python():
         (4000.0, 20.0, 9, 7),
     ]:
         assert beta_draw(a, b, key, t, e, 8) == beta_py(a, b, int(key), t, e, 8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy,model,order", COMBOS)
+def test_engine_equals_reference_long(policy, model, order):
+    """5000 steps on B_LB(16, 4, 0.2, 0.15), the Section 5.3 instance (slow: CI's -m slow)."""
+    weights, K, n = tuple(b_lb(16, 4, 0.2, 0.15).weights), 4, 5000
+    nu, gamma = (0.7, 0.7) if model == "dbn" else (1.0, 1.0)
+    m = make_model(model, weights, K, nu, gamma)
+    uk, pk = _keys(weights, seed=31)
+    pol, odr = policy_code(policy), order_code(order, policy)
+    _, counts, trace, _ = simulate_runs(
+        m, pol, odr, n, 3.0, uk, pk, np.array([n]), threads=1, trace_steps=n
+    )
+    lists, _, _, ref_counts = reference_run(
+        model, weights, K, policy, order, n, 3.0, uk[0], pk[0], nu, gamma
+    )
+    np.testing.assert_array_equal(trace[0], np.array(lists))
+    np.testing.assert_array_equal(counts[0], np.array(ref_counts))

@@ -173,3 +173,17 @@ def test_cli_errors_are_one_line_exit_2(argv, msg, capsys):
     assert main(["simulate", *argv]) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_results_of_another_engine_version_are_not_resumed(tmp_path):
+    run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
+    js = next((tmp_path / "table1").glob("*.json"))
+    doc = json.loads(js.read_text())
+    doc["provenance"]["engine_version"] = -1
+    js.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="engine version"):
+        run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
+    again = run_experiment(
+        "table1", tmp_path, testing=True, workers=1, progress=False, overwrite=True
+    )
+    assert all(r.provenance["engine_version"] >= 0 for r in again)
