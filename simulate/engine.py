@@ -46,7 +46,7 @@ def _select_top(idx, K, taken, out):
 # --------------------------------------------------------------------------
 # Lazy exact KL-UCB selection
 # --------------------------------------------------------------------------
-# The top-K by KL-UCB index needs the exact index (klucb_scalar, ~250 ns) of few items.
+# The top-K by KL-UCB index needs the exact index (klucb_scalar, ~200 ns) of few items.
 # For an item with mean p, count T and threshold th, the root q* of
 # h(q) = kl(p, q) - th / T is bracketed from any reference point q0 in (p, 1) with one
 # kl evaluation, because h is convex and increasing on [p, 1):
@@ -62,10 +62,12 @@ def _select_top(idx, K, taken, out):
 # current epoch (epochs grow geometrically); it stays valid after an unattractive
 # observation too (the index is nondecreasing in the mean and nonincreasing in the count);
 # an attractive observation voids it. Each step brackets the incumbents (the previous
-# list), then every item whose upper bound reaches the lowest incumbent, and pops the
-# list from the brackets, calling klucb_scalar only where two brackets overlap: the
-# decisions are those of the plain loop, bit for bit (tests/simulate: lazy == plain ==
-# reference).
+# list), then every item whose upper bound reaches tau (the K-th largest lower end so far),
+# drops the brackets that end below the final tau, and pops the list from the brackets;
+# where two overlap, a second-order bracket (_refine) and then klucb_scalar settle it.
+# The decisions are those of the plain loop, bit for bit (tests/simulate: lazy == plain ==
+# reference). The guarantee rests on klucb_scalar's documented accuracy (1e-12 << PAD).
+# Measured at L = 16, K = 4: about 5 brackets and 0.1 klucb_scalar calls per step.
 PAD = 1e-10
 GROW = 64  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
 
