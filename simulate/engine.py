@@ -67,7 +67,7 @@ def _select_top(idx, K, taken, out):
 # where two overlap, a second-order bracket (_refine) and then klucb_scalar settle it.
 # The decisions are those of the plain loop, bit for bit (tests/simulate: lazy == plain ==
 # reference). The guarantee rests on klucb_scalar's documented accuracy (1e-12 << PAD).
-# Measured at L = 16, K = 4: about 5 brackets and 0.1 klucb_scalar calls per step.
+# Measured (B_LB(16, 4, 0.2, 0.15), t ~ 2e4): 4.4 brackets, 0.01 klucb_scalar calls a step.
 PAD = 1e-10
 GROW = 64  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
 
