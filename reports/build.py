@@ -184,17 +184,27 @@ def run_experiments(s: Settings) -> dict:
                     "runs; pass another --results directory (stored results are never overwritten)"
                 )
         t0 = time.perf_counter()
-        res = run_experiment(
-            name,
-            s.results,
-            runs=s.runs,
-            horizon=s.horizon,
-            seed=s.seed,
-            workers=s.workers,
-            scheduler=s.scheduler,
-            overwrite=False,
-            progress=s.progress,
-        )
+        try:
+            res = run_experiment(
+                name,
+                s.results,
+                runs=s.runs,
+                horizon=s.horizon,
+                seed=s.seed,
+                workers=s.workers,
+                scheduler=s.scheduler,
+                overwrite=False,
+                progress=s.progress,
+            )
+        except ValueError as exc:
+            if "stored cell" not in str(exc):
+                raise
+            # the sweep's own hint names its overwrite switch; a report never replaces results
+            why = str(exc).split("; use another output directory")[0]
+            raise ValueError(
+                f"cannot reuse the results stored in {s.results}: {why}; pass another "
+                "--results directory (cascading report never replaces stored results)"
+            ) from exc
         s.timings[f"simulate:{name}"] = time.perf_counter() - t0
         for r in res:
             n, runs = int(r.checkpoints[-1]), int(np.asarray(r.regret).shape[0])

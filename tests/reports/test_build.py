@@ -138,3 +138,21 @@ def test_markdown_row_regex_sanity():
     # the helper itself: a two-row table parses to its data rows only
     md = "## X\n\n| a | b |\n| ---: | ---: |\n| 1 | 2 |\n| 3 | 4 |\n\ntext"
     assert _md_rows(md, "## X") == [["1", "2"], ["3", "4"]]
+
+
+def test_unusable_stored_results_name_the_reports_remedy(tmp_path, monkeypatch):
+    sweep = pytest.importorskip("simulate.sweep")
+
+    def refuse(name, out_dir, **kw):
+        raise ValueError(
+            f"stored cell {name}/x comes from engine version None, this is 2; "
+            "use another output directory or overwrite=True (--overwrite)"
+        )
+
+    monkeypatch.setattr(sweep, "run_experiment", refuse)
+    with pytest.raises(ValueError) as info:
+        B.build_report(tmp_path / "r", quick=True, progress=False)
+    msg = str(info.value)
+    assert "another --results directory" in msg and "engine version" in msg
+    assert "--overwrite" not in msg
+    assert not (tmp_path / "r" / "report.md").exists()
