@@ -37,6 +37,7 @@ def test_quick_report_contents(quick_report):
         assert png.startswith(b"\x89PNG") and len(png) > 5000
         assert pdf.startswith(b"%PDF-") and len(pdf) > 2000
     assert "Not at the paper's scale" in md
+    assert "compute time recorded in the stored cells' provenance" in md
 
 
 def test_quick_report_numbers_match_stored_results(quick_report):
