@@ -106,13 +106,17 @@ def _make_log_ratio(log, log1p):
     """``log(x / y)`` for ``0 < x``, ``0 < y`` given ``d = y - x``, accurate in floating point.
 
     Near ``x = y`` it is ``log1p(-d / y)`` (no cancellation); for ``x < y / 2`` the
-    ratio is formed directly, since ``1 - d/y`` would lose ``x / y``; for subnormal
-    ``y`` the logs are subtracted because ``x / y`` may overflow.
+    ratio is formed directly, since ``1 - d/y`` would lose ``x / y``; tiny ``y`` is
+    first scaled by ``2**600`` (exact), and where ``x / y`` would overflow the
+    logs are subtracted (the result is >= 690, so nothing cancels).
     """
 
     def _log_ratio(x, y, d):
         if y < 1e-300:
-            return log(x) - log(y)
+            if x > 1e300 * y:  # x / y would overflow; log x - log y >= 690 loses nothing
+                return log(x) - log(y)
+            # rescale by 2**600 (exact: a power of two) so that y is a normal number
+            x, y, d = x * 2.0**600, y * 2.0**600, d * 2.0**600
         if d > 0.5 * y:
             return log(x / y)
         return log1p(-d / y)
