@@ -323,6 +323,36 @@ def bounds_at(L: int, K: int, p: float, delta: float, n: int) -> dict:
     }
 
 
+def bound_curves(L: int, K: int, p: float, delta: float, ns) -> dict:
+    """Theorems 2, 3 (optimised eps at each n) and 4 as curves over horizons ``ns`` on B_LB.
+
+    Parameters
+    ----------
+    ns : array_like of int, shape (k,)
+        Horizons, each >= 1.
+
+    Returns
+    -------
+    dict
+        ``{"theorem2": (n, v), "theorem3": (n, v), "theorem4": (n, v)}``, arrays of shape (k,).
+    """
+    from bounds.lower import theorem4_bound
+    from bounds.upper import theorem2_bound, theorem3_bound
+
+    ns = np.asarray(ns, dtype=np.int64)
+    if ns.ndim != 1 or ns.size == 0 or (ns < 1).any():
+        raise ValueError(f"ns must be a non-empty 1-d array of horizons >= 1, got {ns!r}")
+    inst = b_lb(L, K, p, delta)
+    out = {}
+    for key, fn in (
+        ("theorem2", theorem2_bound),
+        ("theorem3", theorem3_bound),
+        ("theorem4", theorem4_bound),
+    ):
+        out[key] = (ns, np.array([float(fn(inst, int(n))) for n in ns]))
+    return out
+
+
 def bound_rows(results, *, order: str = "best-first") -> list[BoundRow]:
     """Bounds at the horizon for each Table 1 configuration with a stored cascade result.
 
@@ -670,34 +700,4 @@ def as_dicts(rows) -> list[dict]:
                 v = None
             d[f.name] = v
         out.append(d)
-    return out
-
-
-def bound_curves(L: int, K: int, p: float, delta: float, ns) -> dict:
-    """Theorems 2, 3 (optimised eps at each n) and 4 as curves over horizons ``ns`` on B_LB.
-
-    Parameters
-    ----------
-    ns : array_like of int, shape (k,)
-        Horizons, each >= 1.
-
-    Returns
-    -------
-    dict
-        ``{"theorem2": (n, v), "theorem3": (n, v), "theorem4": (n, v)}``, arrays of shape (k,).
-    """
-    from bounds.lower import theorem4_bound
-    from bounds.upper import theorem2_bound, theorem3_bound
-
-    ns = np.asarray(ns, dtype=np.int64)
-    if ns.ndim != 1 or ns.size == 0 or (ns < 1).any():
-        raise ValueError(f"ns must be a non-empty 1-d array of horizons >= 1, got {ns!r}")
-    inst = b_lb(L, K, p, delta)
-    out = {}
-    for key, fn in (
-        ("theorem2", theorem2_bound),
-        ("theorem3", theorem3_bound),
-        ("theorem4", theorem4_bound),
-    ):
-        out[key] = (ns, np.array([float(fn(inst, int(n))) for n in ns]))
     return out

@@ -156,3 +156,15 @@ def test_unusable_stored_results_name_the_reports_remedy(tmp_path, monkeypatch):
     assert "another --results directory" in msg and "engine version" in msg
     assert "--overwrite" not in msg
     assert not (tmp_path / "r" / "report.md").exists()
+
+
+def test_summary_says_when_a_regret_exceeds_its_upper_bound(tmp_path):
+    def run(shift):
+        res = {"table1": table_results("table1", shift=shift, horizon=1000)}
+        data = B.collect(res, 1000, curve_points=2)
+        s = B.Settings(out=tmp_path, runs=2, horizon=1000)
+        return B.render_markdown(s, data, {"available": False, "reason": "test"}, {})
+
+    assert "below 1 in every row" in run(lambda c: 0.0)
+    big = run(lambda c: 1e5 if (c.L, c.K, c.delta) == (16, 2, 0.15) else 0.0)
+    assert "above 1 in some row" in big and "below 1 in every row" not in big
