@@ -114,6 +114,12 @@ def check_writable(out, overwrite: bool) -> None:
         )
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _atomic_write(path: Path, write) -> None:
     """Write through a temporary file in the same directory, then rename over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -121,6 +127,8 @@ def _atomic_write(path: Path, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        # mkstemp makes the file private (0600); give it the mode a plain open() would
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -76,6 +76,8 @@ def test_report_files_and_numbers(tmp_path, fake_run):
         assert f"figures/{stem}.png" in md or stem == "policies" and "CascadeTS" in md
     assert "Not at the paper's scale" in md
     assert "`verify` is not available" in md
+    mode = (out / "report.md").stat().st_mode & 0o777
+    assert mode == 0o666 & ~B._umask()  # readable like any file the user writes
     # Table 1 in the Markdown holds exactly the stored results' mean +- se
     rows = _md_rows(md, "## Table 1")
     assert len(rows) == 9
