@@ -57,35 +57,6 @@ positions before it, clicked or not, are observed as 0, the last click as 1.
     In the DBN model every clicked position counts as clicked. Only ``best-first``
     applies (positions are the bandits').
 
-``oracle``, ``uniform-random`` (baselines and test instruments)
-    ``oracle`` is told the truth: its index is ``w(e)`` (DBN: ``rho(e) nu(e)``), so it shows
-    the optimal list and its regret is exactly 0. ``uniform-random`` shows a uniformly
-    random list: its index is the policy stream's uniform of (t, e). Both go through the
-    same observation and counting code as the cascade learners.
-
-The K items with the largest index are listed; ties go to the larger index first,
-then the smaller item id. ``best-first`` lists them by decreasing index (Table 1),
-``worst-first`` lists the same K items in the reverse order (Table 2).
-
-Observations of the cascade learners (eq. (2)): with ``C`` the position of the
-click, the items at positions ``1..C`` are observed (``C`` attractive, the ones
-above not); no click means all K are observed unattractive. In the DBN model the
-user may click several items; the cascade learners take ``C`` = the *last* click
-(Section 5.3: "use the last click as an indicator that the user is satisfied"):
-positions before it, clicked or not, are observed as 0, the last click as 1.
-
-``ranked-klucb`` (Radlinski, Kleinberg and Joachims, ICML 2008, with KL-UCB)
-    One KL-UCB bandit over the L items per position ``k = 1..K``, each with its own
-    counts ``N_k(e)``, ``S_k(e)``, all using the global step ``t`` in
-    ``log t + c log log t`` and starting from no observation (an unplayed item has
-    index 1, so each bandit first tries the items in id order). Bandit ``k`` picks
-    ``a_k`` (largest index, ties to the smaller id). Duplicate rule: if ``a_k`` is
-    already shown above, position ``k`` shows the best item of bandit ``k``'s own
-    ranking that is not yet shown. Reward: bandit ``k`` updates ``a_k`` (its own pick,
-    even when it was replaced) with 1 iff position ``k`` was clicked and shows ``a_k``,
-    else 0 (RBA's rule). In the DBN model every clicked position counts as clicked.
-    Only ``best-first`` applies (positions are the bandits').
-
 ``counts`` (``T_n(e)``) reported per run are the observation counts of the cascade
 rule above: ``T_0 = 1`` included for the cascade learners; for the ranked bandits the
 number of steps at which ``e`` was shown at a position ``<= C``.
