@@ -190,24 +190,18 @@ def run_experiment(
     stored cell with other parameters is an error unless ``overwrite``. Returns the
     results in the experiment's order.
     """
-    cells = get_experiment(name, testing=testing)
-    runs = (TESTING_RUNS if testing else 20) if runs is None else V.positive_int("runs", runs)
-    horizon = (
-        (TESTING_HORIZON if testing else 100_000)
-        if horizon is None
-        else V.positive_int("horizon", horizon)
-    )
-    cells = [c.with_scale(runs=runs, horizon=horizon) for c in cells]
-    return run_cells(
-        cells,
+    return run_experiments(
+        [name],
         out_dir,
+        runs=runs,
+        horizon=horizon,
         seed=seed,
         workers=workers,
         scheduler=scheduler,
-        executor=executor,
+        testing=testing,
         overwrite=overwrite,
         progress=progress,
-        desc=name,
+        executor=executor,
     )
 
 
@@ -226,16 +220,17 @@ def run_experiments(
     executor=None,
 ):
     """Several experiments in one pool (one progress bar); a flat list of results in order."""
-    cells = []
-    for name in names:
-        c = get_experiment(name, testing=testing)
-        r = (TESTING_RUNS if testing else 20) if runs is None else V.positive_int("runs", runs)
-        h = (
-            (TESTING_HORIZON if testing else 100_000)
-            if horizon is None
-            else V.positive_int("horizon", horizon)
-        )
-        cells += [x.with_scale(runs=r, horizon=h) for x in c]
+    runs = (TESTING_RUNS if testing else 20) if runs is None else V.positive_int("runs", runs)
+    horizon = (
+        (TESTING_HORIZON if testing else 100_000)
+        if horizon is None
+        else V.positive_int("horizon", horizon)
+    )
+    cells = [
+        c.with_scale(runs=runs, horizon=horizon)
+        for name in names
+        for c in get_experiment(name, testing=testing)
+    ]
     return run_cells(
         cells,
         out_dir,
