@@ -467,6 +467,7 @@ def _tail_integral(m, n, c):
             + (u0**-2 - u1**-2) / 2
         )
     else:
+
         def g(u):
             return u ** (2 - c) + c * math.log(u) * u ** (1 - c) + u ** (-c)
 
@@ -521,9 +522,7 @@ def klucb_loglog_valid_from(constant=float(GC_LOGLOG_CONSTANT)) -> int:
     """
     constant = V.positive_real("constant", constant)
     if constant <= math.e:
-        raise ValueError(
-            f"constant must be > e (the limit of F(n)/log log n), got {constant}"
-        )
+        raise ValueError(f"constant must be > e (the limit of F(n)/log log n), got {constant}")
     m = _EXACT_LIMIT
     u0 = math.log(m)
     R = 3 * (math.log(u0) + 1) / u0 + u0**-2 / 2

@@ -220,6 +220,7 @@ def _check_mp_prob(name, x):
 # KL-UCB index
 # --------------------------------------------------------------------------
 
+
 @numba.njit(cache=True, error_model="numpy")
 def klucb_scalar(mean, count, threshold):
     """KL-UCB index for one item; no input checks (for use inside njit kernels).
@@ -246,7 +247,7 @@ def klucb_scalar(mean, count, threshold):
     if hi3 < hi:
         hi = hi3
     if hi >= 1.0:
-        hi = 1.0 - 2.0 ** -53  # largest double below 1
+        hi = 1.0 - 2.0**-53  # largest double below 1
         if kl_scalar(p, hi) <= r:
             return 1.0
     q = hi

@@ -360,7 +360,7 @@ def test_event_split_pathwise_in_a_klucb_run():
         s = np.arange(1, n + 2)
         w_hat = np.cumsum(stream[:, e, :], axis=1) / s
         klp = np.where(w_hat < w[0], kl(w_hat, np.full_like(w_hat, w[0])), 0.0)
-        in_event = (s > tau[e]) & (s * klp <= f_n) & (s <= T[:, e:e + 1] - 1)
+        in_event = (s > tau[e]) & (s * klp <= f_n) & (s <= T[:, e : e + 1] - 1)
         assert np.all(bad[:, e] <= in_event.sum(axis=1))
         M_lo, M_hi = klucb_tail_expected_bad_rounds(w[e], w[0], eps, n)
         assert bad[:, e].mean() <= M_hi + 4 * bad[:, e].std() / math.sqrt(runs)

@@ -154,9 +154,7 @@ def test_small_t_rule():
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0)
-)
+@given(st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
 @example(0.01, 0.99, 0.01, 0.99)  # once raised ComplexResult (log1p of an enclosure below -1)
 def test_kl_interval_encloses_wide_boxes(a, b, c, d):
     (p0, p1), (q0, q1) = sorted((a, b)), sorted((c, d))
