@@ -269,6 +269,132 @@ def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
     return a
 
 
+# --------------------------------------------------------------------------
+# Grouped lazy KL-UCB selection (large L)
+# --------------------------------------------------------------------------
+# With many items most of them share their (successes, observations) state with others,
+# hence their index too (klucb_scalar is a pure function of (S, T, threshold)), so the
+# brackets of the lazy scheme above overlap by the thousand. For large L (below) the engine
+# instead keeps a direct-mapped cache keyed by the state (S, T): the exact index of the
+# step (stamped with the step, so each distinct state costs one klucb_scalar per step at
+# most) and an upper bound valid to the end of the current epoch (klucb_scalar at the
+# epoch's threshold + PAD; the root is nondecreasing in the threshold and klucb_scalar is
+# within 1e-12 of it). Each item keeps a copy of its state's upper bound until the epoch
+# ends or it is observed. One pass in id order keeps the m best (index desc, id asc); an
+# item whose upper bound is below tau (the m-th best so far, or the m-th best index of
+# the incumbents) has an index below the final m-th best and is skipped without its
+# index. The result is _select_top's on the exact indices, bit for bit.
+# Measured (B_LB(L, 4, 0.2, 0.15), run-steps per CPU-second, grouped vs bracketed):
+# cascade-klucb L = 128: 0.45M vs 0.82M, 256: 0.41M vs 0.38M, 2048 (t <= 1e4): 166k vs 5.2k;
+# ranked-klucb L = 128: 150k vs 174k, 256: 120k vs 62k, 2048 (t <= 1e4): 57k vs 3.8k.
+GROUP_MIN = 256  # cascade-klucb uses the grouped selection from this L on
+GROUP_MIN_RANKED = 160  # ranked-klucb(-rba) from this L on
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _cache_slot(s, n, ckey, cvt, cubt, mask):
+    """Slot of state (s, n) in the direct-mapped cache (a new key evicts the old one)."""
+    key = (n << 32) | s
+    h = n * 0x9E3779B1 + s * 0x85EBCA77
+    h ^= h >> 15
+    i = h & mask
+    if ckey[i] != key:
+        ckey[i] = key
+        cvt[i] = -1
+        cubt[i] = -1
+    return i
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _state_val(s, n, th, t, ckey, cval, cvt, cub, cubt, mask):
+    """klucb_scalar(s / n, n, th) (mean 0 if n == 0), computed once per state and step t."""
+    i = _cache_slot(s, n, ckey, cvt, cubt, mask)
+    if cvt[i] != t:
+        cval[i] = klucb_scalar(s / n if n > 0 else 0.0, float(n), th)
+        cvt[i] = t
+    return cval[i]
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _state_ub(s, n, th_ep, t_ep, ckey, cval, cvt, cub, cubt, mask):
+    """An upper bound on the index of state (s, n) at every step <= t_ep (threshold th_ep)."""
+    i = _cache_slot(s, n, ckey, cvt, cubt, mask)
+    if cubt[i] != t_ep:
+        cub[i] = klucb_scalar(s / n if n > 0 else 0.0, float(n), th_ep) + PAD
+        cubt[i] = t_ep
+    return cub[i]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _grouped_top(
+    S, N, ub, ubt, t, th, t_ep, th_ep, inc, ninc, m, bv, out, ckey, cval, cvt, cub, cubt, mask
+):
+    """``out[:m]`` = the m items of largest KL-UCB index, decreasing, ties to the smaller id.
+
+    The same list as :func:`_select_top` on ``klucb_scalar(S[e] / N[e], N[e], th)``.
+    ``ub[e]`` is item e's upper bound, valid while ``ubt[e] >= t`` (the caller voids it
+    when e is observed); ``inc[:ninc]`` are incumbents, items likely to be on top.
+    """
+    for i in range(m):
+        bv[i] = -np.inf
+    for i in range(ninc):
+        e = inc[i]
+        dup = False
+        for j in range(i):
+            if inc[j] == e:
+                dup = True
+        if not dup:
+            v = _state_val(S[e], N[e], th, t, ckey, cval, cvt, cub, cubt, mask)
+            _push_top(bv, m, v)
+    thr = bv[m - 1]  # the m-th largest index of distinct incumbents: <= the m-th largest
+    nsel = 0
+    sm = -1  # state (sm, nm) of the m-th best so far, once there are m
+    nm = -1
+    for e in range(S.size):
+        if ubt[e] < t:
+            ub[e] = _state_ub(S[e], N[e], th_ep, t_ep, ckey, cval, cvt, cub, cubt, mask)
+            ubt[e] = t_ep
+        if ub[e] < thr:
+            continue
+        se = S[e]
+        ne = N[e]
+        if se == sm and ne == nm:  # the m-th best's index, and a larger id: it loses
+            continue
+        v = _state_val(se, ne, th, t, ckey, cval, cvt, cub, cubt, mask)
+        if nsel == m:
+            if not v > bv[m - 1]:  # ties go to the smaller id, seen first
+                continue
+            i = m - 1
+        else:
+            i = nsel
+            nsel += 1
+        while i > 0 and bv[i - 1] < v:
+            bv[i] = bv[i - 1]
+            out[i] = out[i - 1]
+            i -= 1
+        bv[i] = v
+        out[i] = e
+        if nsel == m:
+            if bv[m - 1] > thr:
+                thr = bv[m - 1]
+            sm = S[out[m - 1]]
+            nm = N[out[m - 1]]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _state_cache(nstates):
+    """Empty state cache of at least ``nstates`` slots (a power of two): arrays and mask."""
+    size = 64
+    while size < nstates:
+        size *= 2
+    ckey = np.full(size, -1, np.int64)
+    cval = np.zeros(size)
+    cvt = np.full(size, -1, np.int64)
+    cub = np.zeros(size)
+    cubt = np.full(size, -1, np.int64)
+    return ckey, cval, cvt, cub, cubt, size - 1
+
+
 @numba.njit(cache=True, error_model="numpy")
 def _run_cascade_learner(
     model,
@@ -313,13 +439,42 @@ def _run_cascade_learner(
     cl = np.empty(L, np.int64)
     tk = np.zeros(L, np.bool_)
     tops = np.empty(L)
+    grouped = policy == KLUCB and lazy and L >= GROUP_MIN
+    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L if grouped else 0)
     ninc = 0
     t_ep = 0
     th_ep = 0.0
     cum = 0.0
     j = 0
     for t in range(1, n + 1):
-        if policy == KLUCB and lazy:
+        if grouped:
+            th = klucb_threshold_scalar(float(t), c)
+            if t > t_ep:
+                t_ep = t + t // GROW + 1
+                th_ep = klucb_threshold_scalar(float(t_ep), c)
+            _grouped_top(
+                S,
+                N,
+                ub,
+                ubt,
+                t,
+                th,
+                t_ep,
+                th_ep,
+                sel,
+                ninc,
+                K,
+                tops,
+                sel,
+                ckey,
+                cval,
+                cvt,
+                cub,
+                cubt,
+                mask,
+            )
+            ninc = K
+        elif policy == KLUCB and lazy:
             th = klucb_threshold_scalar(float(t), c)
             if t > t_ep:
                 t_ep = t + t // GROW + 1
@@ -388,6 +543,8 @@ def _run_cascade_learner(
             if k == last:
                 S[e] += 1
                 ubt[e] = 0  # the index may have grown: the stored upper bound is void
+            elif grouped:
+                ubt[e] = 0  # its state changed: take the new state's bound
         cum += fstar - list_reward(model, attract, satisfy, gamma, lst, K, scratch)
         if t == checkpoints[j]:
             regret_out[j] = cum
@@ -438,6 +595,9 @@ def _run_ranked(
     cl = np.empty(L, np.int64)
     tk = np.zeros(L, np.bool_)
     tops = np.empty(L)
+    grouped = lazy and L >= GROUP_MIN_RANKED
+    # one cache for the K bandits: the index is a function of the state and the step
+    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L if grouped else 0)
     t_ep = 0
     th_ep = 0.0
     cum = 0.0
@@ -450,7 +610,38 @@ def _run_ranked(
         for e in range(L):
             shown[e] = False
         for k in range(K):
-            if lazy:
+            if grouped:
+                # incumbents: the items above, this bandit's previous item and pick
+                for i in range(k + 1):
+                    incr[i] = lst[i]
+                incr[k + 1] = chosen[k]
+                _grouped_top(
+                    S[k],
+                    N[k],
+                    ub[k],
+                    ubt[k],
+                    t,
+                    th,
+                    t_ep,
+                    th_ep,
+                    incr,
+                    k + 2,
+                    k + 1,
+                    tops,
+                    order_k,
+                    ckey,
+                    cval,
+                    cvt,
+                    cub,
+                    cubt,
+                    mask,
+                )
+                chosen[k] = order_k[0]
+                for i in range(k + 1):
+                    if not shown[order_k[i]]:
+                        lst[k] = order_k[i]
+                        break
+            elif lazy:
                 # bandit k needs at most its k + 1 best items (k are shown above): certify
                 # that depth; incumbents: the items above, its previous item and pick
                 sv = t * K + k  # stamps are shared by the K bandits: one value per (t, k)
@@ -513,6 +704,8 @@ def _run_ranked(
             if clicks[k] == 1 and lst[k] == e:
                 S[k, e] += 1
                 ubt[k, e] = 0
+            elif grouped:
+                ubt[k, e] = 0  # its state changed: take the new state's bound
         nobs = last + 1 if last >= 0 else K
         for k in range(nobs):
             counts[lst[k]] += 1
