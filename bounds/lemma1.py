@@ -53,6 +53,7 @@ __all__ = [
     "prove_lemma1_induction_step",
     "lemma1_expectation",
     "lemma1_expectation_enumerated",
+    "expectation_by_enumeration",
     "lemma1_terms",
     "premise_holds",
     "exact_probabilities",
@@ -303,17 +304,20 @@ def lemma1_expectation(A, B, w, check_premise=True):
     return lhs, rhs
 
 
-def lemma1_expectation_enumerated(A, B, w):
-    """``E[prod_k w(a_k) - prod_k w(b_k)]`` by summing over all outcomes of the items involved.
+def expectation_by_enumeration(w, items, payoff):
+    """``E[payoff(w_t)]`` exactly, under Assumption 1, by summing over ``{0, 1}^items``.
 
-    An independent check of :func:`lemma1_expectation`'s left side: enumerates
-    ``{0, 1}^m`` for the ``m`` distinct items of ``A`` and ``B`` (``m <= 2K``; keep it small).
+    Parameters
+    ----------
+    w : sequence, shape (L,)
+        Attraction probabilities (converted exactly to Fractions).
+    items : iterable of int
+        The items the payoff reads (at most 16: the sum has ``2^len(items)`` terms).
+    payoff : callable
+        ``payoff(val)`` with ``val`` a dict item -> 0/1 outcome; returns a number.
     """
     w = exact_probabilities(w)
-    L = len(w)
-    A = _check_list("A", A, L)
-    B = _check_list("B", B, L)
-    items = sorted(set(A) | set(B))
+    items = sorted(set(items))
     if len(items) > 16:
         raise ValueError(f"enumeration over 2^{len(items)} outcomes is too large; use <= 16 items")
     total = Fraction(0)
@@ -322,12 +326,23 @@ def lemma1_expectation_enumerated(A, B, w):
         prob = Fraction(1)
         for e, bit in val.items():
             prob *= w[e] if bit else 1 - w[e]
-        if prob == 0:
-            continue
-        pa = all(val[a] for a in A)
-        pb = all(val[b] for b in B)
-        total += prob * (int(pa) - int(pb))
+        if prob:
+            total += prob * payoff(val)
     return total
+
+
+def lemma1_expectation_enumerated(A, B, w):
+    """``E[prod_k w(a_k) - prod_k w(b_k)]`` by summing over all outcomes of the items involved.
+
+    An independent check of :func:`lemma1_expectation`'s left side: enumerates
+    ``{0, 1}^m`` for the ``m`` distinct items of ``A`` and ``B`` (``m <= 2K``; keep it small).
+    """
+    L = len(exact_probabilities(w))
+    A = _check_list("A", A, L)
+    B = _check_list("B", B, L)
+    return expectation_by_enumeration(
+        w, set(A) | set(B), lambda val: int(all(val[a] for a in A)) - int(all(val[b] for b in B))
+    )
 
 
 def lemma1_terms(A, B, w):

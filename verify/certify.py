@@ -40,9 +40,8 @@ def kl_box(p, q):
     reverse where ``q <= p``), so over ordered boxes its range is spanned by two corner
     values; each corner is enclosed by :func:`bounds.kl.kl_iv` on a degenerate interval
     (the same definition as ``kl``), so the enclosure is rigorous and as tight as the
-    corners. Overlapping boxes fall back to ``kl_iv`` on the whole box (and to
-    ``[0, inf]`` where that naive enclosure is undefined, e.g. a log of an interval
-    reaching below 0).
+    corners. Overlapping boxes fall back to ``kl_iv`` on the whole box, which is
+    defined on every box inside [0, 1]^2 (a box outside raises ``ValueError``).
     """
     p, q = mpmath.iv.mpf(p), mpmath.iv.mpf(q)
     iv = mpmath.iv
@@ -53,11 +52,8 @@ def kl_box(p, q):
         lo = kl_iv(iv.mpf(p.a), iv.mpf(q.b))
         hi = kl_iv(iv.mpf(p.b), iv.mpf(q.a))
     else:
-        try:
-            enc = kl_iv(p, q)
-            return iv.mpf([max(0, enc.a), enc.b])
-        except ValueError:  # mpmath's ComplexResult is a ValueError
-            return iv.mpf([0, iv.inf])
+        enc = kl_iv(p, q)
+        return iv.mpf([max(0, enc.a), enc.b])
     return iv.mpf([max(0, lo.a), hi.b])
 
 

@@ -10,14 +10,12 @@ All checks are exact (Fractions) on random instances with ties and random UCB ve
 
 from __future__ import annotations
 
-import itertools
-from fractions import Fraction
-
 from bounds.decomposition import (
     recommended_list,
     theorem1_bounds,
     theorem1_permutation,
 )
+from bounds.lemma1 import expectation_by_enumeration
 from verify import strategies as S
 from verify.checks import SlackTracker
 from verify.registry import claim
@@ -29,16 +27,9 @@ _REQ = ("bounds.decomposition",)
 def regret_by_enumeration(A, w, K):
     """``E[f(A*, w_t) - f(A, w_t)]``, exactly, summing over all outcomes of the items in A, A*."""
     opt = sorted(range(len(w)), key=lambda e: -w[e])[:K]
-    items = sorted(set(A) | set(opt))
-    total = Fraction(0)
-    for bits in itertools.product((0, 1), repeat=len(items)):
-        val = dict(zip(items, bits, strict=True))
-        prob = Fraction(1)
-        for e, b in val.items():
-            prob *= w[e] if b else 1 - w[e]
-        if prob:
-            total += prob * (max(val[e] for e in opt) - max(val[a] for a in A))
-    return total
+    return expectation_by_enumeration(
+        w, set(A) | set(opt), lambda val: max(val[e] for e in opt) - max(val[a] for a in A)
+    )
 
 
 def _draw(ctx):

@@ -1,6 +1,5 @@
 """Theorem 1 (regret decomposition), exact with fractions."""
 
-import itertools
 from fractions import Fraction as F
 
 import numpy as np
@@ -21,6 +20,7 @@ from bounds.decomposition import (
     theorem1_permutation,
     theorem1_sum,
 )
+from bounds.lemma1 import expectation_by_enumeration
 
 W = [F(1, 10), F(1, 2), F(3, 10), F(1, 5)]  # sorted: items 1 (1/2), 2 (3/10), 3 (1/5), 0 (1/10)
 
@@ -100,15 +100,9 @@ def test_bad_input(call, msg):
 def _exact_regret_by_enumeration(A, w, K):
     """f(A*, w) - f(A, w) by summing over all outcomes of the items involved (independent check)."""
     opt = sorted(range(len(w)), key=lambda e: -w[e])[:K]
-    items = sorted(set(A) | set(opt))
-    total = F(0)
-    for bits in itertools.product((0, 1), repeat=len(items)):
-        val = dict(zip(items, bits, strict=True))
-        prob = F(1)
-        for e, b in val.items():
-            prob *= w[e] if b else 1 - w[e]
-        total += prob * (max(val[e] for e in opt) - max(val[a] for a in A))
-    return total
+    return expectation_by_enumeration(
+        w, set(A) | set(opt), lambda val: max(val[e] for e in opt) - max(val[a] for a in A)
+    )
 
 
 @settings(max_examples=150)
