@@ -107,3 +107,14 @@ def choice(name: str, x, allowed) -> str:
     if x not in allowed:
         raise ValueError(f"unknown {name} {x!r}; allowed: {', '.join(map(str, allowed))}")
     return x
+
+
+def b_lb_parameters(L, K, p, delta):
+    """Validate B_LB(L, K, p, Delta) (eq. 6): ``1 <= K <= L``, ``0 < Delta < p <= 1``."""
+    L = positive_int("L", L)
+    K = list_size(K, L)
+    p = probability("p", p, open_low=True)
+    delta = positive_real("delta", delta)
+    if not delta < p:
+        raise ValueError(f"delta must satisfy 0 < delta < p = {p}, got {delta}")
+    return L, K, p, delta

@@ -63,12 +63,7 @@ class CascadeInstance:
         shortest decimal forms of p and Delta and rounded once, so B_LB(16, 2, 0.2, 0.15)
         has ``w = 0.05`` (the double nearest 1/20) for its suboptimal items.
         """
-        L = V.positive_int("L", L)
-        K = V.list_size(K, L)
-        p = V.probability("p", p, open_low=True)
-        delta = V.positive_real("delta", delta)
-        if not delta < p:
-            raise ValueError(f"delta must satisfy 0 < delta < p = {p}, got {delta}")
+        L, K, p, delta = V.b_lb_parameters(L, K, p, delta)
         # p - Delta in decimal, then rounded once: 0.2 - 0.15 is 0.05, not 0.05000000000000002
         low = float(Fraction(repr(p)) - Fraction(repr(delta)))
         return cls(tuple([p] * K + [low] * (L - K)), K)

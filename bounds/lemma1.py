@@ -245,6 +245,16 @@ def _check_list(name, A, L) -> list[int]:
     return out
 
 
+def _check_lists(A, B, w):
+    """Exact probabilities and two validated lists of one length K (Lemma 1's inputs)."""
+    w = exact_probabilities(w)
+    A = _check_list("A", A, len(w))
+    B = _check_list("B", B, len(w))
+    if len(A) != len(B):
+        raise ValueError(f"A and B must have the same length K, got {len(A)} and {len(B)}")
+    return w, A, B
+
+
 def premise_holds(A, B) -> bool:
     """Lemma 1's premise: ``a_i = b_j`` only if ``i = j``."""
     return all(a != b for i, a in enumerate(A) for j, b in enumerate(B) if i != j)
@@ -280,12 +290,7 @@ def lemma1_expectation(A, B, w, check_premise=True):
         paper's right side ``sum_k E[prod_{i<k} w(a_i)] E[w(a_k) - w(b_k)] prod_{j>k} E[w(b_j)]``.
         Equal whenever the premise holds (Lemma 1).
     """
-    w = exact_probabilities(w)
-    L = len(w)
-    A = _check_list("A", A, L)
-    B = _check_list("B", B, L)
-    if len(A) != len(B):
-        raise ValueError(f"A and B must have the same length K, got {len(A)} and {len(B)}")
+    w, A, B = _check_lists(A, B, w)
     if check_premise and not premise_holds(A, B):
         bad = [(i, j) for i, a in enumerate(A) for j, b in enumerate(B) if i != j and a == b]
         i, j = bad[0]
@@ -358,12 +363,7 @@ def lemma1_terms(A, B, w):
         Equal for every k when the premise holds; the proof of Lemma 1 needs exactly this.
         No premise check: this is the function that shows what the premise is for.
     """
-    w = exact_probabilities(w)
-    L = len(w)
-    A = _check_list("A", A, L)
-    B = _check_list("B", B, L)
-    if len(A) != len(B):
-        raise ValueError(f"A and B must have the same length K, got {len(A)} and {len(B)}")
+    w, A, B = _check_lists(A, B, w)
     out = []
     for k in range(len(A)):
         head, tail = A[:k], B[k + 1 :]

@@ -71,12 +71,7 @@ def theorem4_blb_coefficient(L, K, p, delta, dps=None):
     Parameters are validated as by :func:`bounds.b_lb` (``0 < Delta < p <= 1``, ``1 <= K <= L``).
     ``p = 1`` gives ``kl = inf`` and the coefficient 0.
     """
-    L = V.positive_int("L", L)
-    K = V.list_size(K, L)
-    p = V.probability("p", p, open_low=True)
-    delta = V.positive_real("delta", delta)
-    if not delta < p:
-        raise ValueError(f"delta must satisfy 0 < delta < p = {p}, got {delta}")
+    L, K, p, delta = V.b_lb_parameters(L, K, p, delta)
     a = arith(dps)
     with precision(dps):
         P = a.num(p)
