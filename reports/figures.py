@@ -105,6 +105,15 @@ def band(ax, t, mean, se, *, color, label=None, linestyle="-"):
     ax.fill_between(t, mean - Z95 * se, mean + Z95 * se, color=color, alpha=0.2, linewidth=0)
 
 
+def _cascade_cells(results, order, L, K, delta):
+    """Cascade-model results of one (L, K, Delta, order) configuration, in the palette's order."""
+    cells = T.select(results, model="cascade", order=order, L=L, K=K, delta=delta)
+    rank = list(POLICY_STYLE)
+    return sorted(
+        cells, key=lambda r: rank.index(r.params["policy"]) if r.params["policy"] in rank else 99
+    )
+
+
 def _bound_lines(ax, curves, keys=("theorem4", "theorem2", "theorem3")):
     """Dashed bound curves; ``curves`` maps a key of BOUND_STYLE to ``(n (k,), value (k,))``."""
     for key in keys:
@@ -247,15 +256,7 @@ def bounds_vs_empirical(results, curves, *, axes=None, order="best-first"):
         for i, (L, delta) in enumerate(rows_spec):
             for j, K in enumerate(cols_spec):
                 ax = axes[i, j]
-                cells = T.select(results, model="cascade", order=order, L=L, K=K, delta=delta)
-                cells = sorted(
-                    cells,
-                    key=lambda r: (
-                        list(POLICY_STYLE).index(r.params["policy"])
-                        if r.params["policy"] in POLICY_STYLE
-                        else 99
-                    ),
-                )
+                cells = _cascade_cells(results, order, L, K, delta)
                 # from n = 10, where the bound curves start; log y keeps 10 to 1e4 readable
                 regret_curves(
                     cells, bounds=curves.get((L, K, delta)), ax=ax, logy=True, legend=False, tmin=10
@@ -449,15 +450,7 @@ def policies_figure(results, configs, *, axes=None, order="best-first"):
             axes = np.asarray(axes).reshape(nrows, ncols)
             fig = axes.flat[0].figure
         for ax, (L, K, delta) in zip(axes.flat, configs, strict=False):
-            cells = T.select(results, model="cascade", order=order, L=L, K=K, delta=delta)
-            cells = sorted(
-                cells,
-                key=lambda r: (
-                    list(POLICY_STYLE).index(r.params["policy"])
-                    if r.params["policy"] in POLICY_STYLE
-                    else 99
-                ),
-            )
+            cells = _cascade_cells(results, order, L, K, delta)
             regret_curves(cells, ax=ax, legend=False, title=f"L = {L}, K = {K}, Δ = {delta:g}")
         for ax in list(axes.flat)[len(configs) :]:
             ax.set_visible(False)
