@@ -40,8 +40,8 @@ import time
 import mpmath
 import numpy as np
 
-from bounds.indices import klucb_threshold
-from bounds.kl import _klucb_ufunc, kl_mp, kl_upper_root_mp, klucb_index
+from cascading_bandits.bounds.indices import klucb_threshold
+from cascading_bandits.bounds.kl import _klucb_ufunc, kl_mp, kl_upper_root_mp, klucb_index
 
 DPS = 50
 

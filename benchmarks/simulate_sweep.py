@@ -7,7 +7,7 @@ Same as ``cascading bench --what sweep``.
 
 import sys
 
-from reports.cli import main
+from cascading_bandits.reports.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["bench", "--what", "sweep", *sys.argv[1:]]))

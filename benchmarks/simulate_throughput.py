@@ -8,7 +8,7 @@ Same as ``cascading bench --what throughput``.
 
 import sys
 
-from reports.cli import main
+from cascading_bandits.reports.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["bench", "--what", "throughput", *sys.argv[1:]]))

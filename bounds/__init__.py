@@ -15,7 +15,7 @@ Pure functions, no I/O. One module per result family:
 * :mod:`bounds.cli`       -- ``cascading bounds``
 """
 
-from bounds.decomposition import (
+from cascading_bandits.bounds.decomposition import (
     conditional_regret,
     event_probabilities,
     expected_reward,
@@ -23,24 +23,24 @@ from bounds.decomposition import (
     theorem1_bounds,
     theorem1_permutation,
 )
-from bounds.discussion import discussion_orders
-from bounds.indices import (
+from cascading_bandits.bounds.discussion import discussion_orders
+from cascading_bandits.bounds.indices import (
     cascade_klucb_index,
     klucb_threshold,
     ucb1_index,
     ucb1_radius,
 )
-from bounds.instance import CascadeInstance, as_instance, b_lb
-from bounds.kl import kl, kl_iv, kl_mp, klucb_index, klucb_index_mp
-from bounds.lemma1 import (
+from cascading_bandits.bounds.instance import CascadeInstance, as_instance, b_lb
+from cascading_bandits.bounds.kl import kl, kl_iv, kl_mp, klucb_index, klucb_index_mp
+from cascading_bandits.bounds.lemma1 import (
     lemma1_expectation,
     lemma1_identity,
     prove_lemma1,
     prove_lemma1_induction_step,
 )
-from bounds.lower import theorem4_bound, theorem4_coefficient, theorem4_general_coefficient
-from bounds.peeling import lemma2_lhs, lemma2_rhs, ucb1_peeling_lhs, ucb1_peeling_rhs
-from bounds.upper import (
+from cascading_bandits.bounds.lower import theorem4_bound, theorem4_coefficient, theorem4_general_coefficient
+from cascading_bandits.bounds.peeling import lemma2_lhs, lemma2_rhs, ucb1_peeling_lhs, ucb1_peeling_rhs
+from cascading_bandits.bounds.upper import (
     theorem2_bound,
     theorem2_leading_coefficient,
     theorem2_prepeeling,

@@ -59,8 +59,8 @@ def _number(name, text):
 
 
 def _instance(args):
-    from bounds import _validate as V
-    from bounds.instance import CascadeInstance, b_lb
+    from cascading_bandits.bounds import _validate as V
+    from cascading_bandits.bounds.instance import CascadeInstance, b_lb
 
     blb_given = [k for k in ("L", "p", "delta") if getattr(args, k) is not None]
     if args.weights is not None:
@@ -96,7 +96,7 @@ def _instance(args):
 
 def compute(inst, n, eps=None, form="paper", blb=None) -> dict:
     """All the numbers ``cascading bounds`` prints, as a dict of floats (JSON-ready)."""
-    from bounds import lower, upper
+    from cascading_bandits.bounds import lower, upper
 
     inst.require_unique_optimum()
     logn = math.log(n)
@@ -201,7 +201,7 @@ def _finite(obj):
 
 
 def run(args) -> int:
-    from bounds import _validate as V
+    from cascading_bandits.bounds import _validate as V
 
     inst, blb = _instance(args)
     n = V.positive_int("n", _number("n", args.n))

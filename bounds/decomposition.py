@@ -33,9 +33,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from bounds import _validate as V
-from bounds.instance import CascadeInstance
-from bounds.lemma1 import exact_probabilities
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.instance import CascadeInstance
+from cascading_bandits.bounds.lemma1 import exact_probabilities
 
 __all__ = [
     "recommended_list",

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import mpmath
 
-from bounds import _validate as V
-from bounds.upper import _arith, _precision
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.upper import _arith, _precision
 
 __all__ = [
     "eq7_lower_order",

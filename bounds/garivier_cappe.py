@@ -121,9 +121,9 @@ import mpmath
 import numpy as np
 from scipy import integrate, stats
 
-from bounds import _validate as V
-from bounds.indices import klucb_threshold
-from bounds.kl import kl, kl_mp
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.indices import klucb_threshold
+from cascading_bandits.bounds.kl import kl, kl_mp
 
 __all__ = [
     "GC_LOGLOG_CONSTANT",

@@ -24,8 +24,8 @@ import math
 import numba
 import numpy as np
 
-from bounds import _validate as V
-from bounds.kl import klucb_index
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.kl import klucb_index
 
 __all__ = [
     "safe_log",

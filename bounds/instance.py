@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from bounds import _validate as V
+from cascading_bandits.bounds import _validate as V
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ import mpmath
 import numba
 import numpy as np
 
-from bounds import _validate as V
+from cascading_bandits.bounds import _validate as V
 
 __all__ = [
     "kl",

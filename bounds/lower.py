@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from bounds import _validate as V
-from bounds.instance import as_instance
-from bounds.upper import _arith as arith
-from bounds.upper import _horizon, _instance
-from bounds.upper import _precision as precision
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.instance import as_instance
+from cascading_bandits.bounds.upper import _arith as arith
+from cascading_bandits.bounds.upper import _horizon, _instance
+from cascading_bandits.bounds.upper import _precision as precision
 
 __all__ = [
     "theorem4_blb_coefficient",

@@ -41,8 +41,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from bounds import _validate as V
-from bounds.kl import kl_iv, kl_mp, kl_scalar
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.kl import kl_iv, kl_mp, kl_scalar
 
 __all__ = [
     "ucb1_peeling_lhs",

@@ -64,10 +64,10 @@ from types import SimpleNamespace
 import mpmath
 import numpy as np
 
-from bounds import _validate as V
-from bounds.instance import CascadeInstance, as_instance
-from bounds.kl import kl_mp
-from bounds.peeling import lemma2_lhs, ucb1_peeling_lhs
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.instance import CascadeInstance, as_instance
+from cascading_bandits.bounds.kl import kl_mp
+from cascading_bandits.bounds.peeling import lemma2_lhs, ucb1_peeling_lhs
 
 __all__ = [
     "theorem2_leading_coefficient",
@@ -258,7 +258,7 @@ def theorem3_tail_constants(inst, eps, K=None):
         Row ``i`` is the suboptimal item ``K + 1 + i``, column ``j`` the optimal item ``j + 1``
         (as :meth:`CascadeInstance.gaps`), from ``klucb_tail_constants(w(e), w(e*), eps)``.
     """
-    from bounds.garivier_cappe import klucb_tail_constants
+    from cascading_bandits.bounds.garivier_cappe import klucb_tail_constants
 
     inst = _instance(inst, K)
     eps = _check_eps(eps)
@@ -278,7 +278,7 @@ def theorem3_tail_constants(inst, eps, K=None):
 
 def _loglog_part(inst, n, form):
     """``7 K log log n`` (paper) or ``K F(n)`` (proof) at scalar n."""
-    from bounds.garivier_cappe import GC_LOGLOG_CONSTANT, klucb_loglog_term
+    from cascading_bandits.bounds.garivier_cappe import GC_LOGLOG_CONSTANT, klucb_loglog_term
 
     if form == "paper":
         return float(GC_LOGLOG_CONSTANT) * inst.K * float(_loglog(n))

@@ -1,4 +1,4 @@
-"""Figures and tables from stored results; the report builder (see DESIGN.md).
+"""Figures and tables from stored results; the report builder (see docs/design.md).
 
 Layers, rliable-style (each depends only on the ones above it):
 

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from reports import figures as F
-from reports import tables as T
-from reports.paper import citation, figure1_meta, table_meta
+from cascading_bandits.reports import figures as F
+from cascading_bandits.reports import tables as T
+from cascading_bandits.reports.paper import citation, figure1_meta, table_meta
 
 #: the paper's scale (Section 5): n = 1e5 steps, 20 runs
 PAPER_HORIZON, PAPER_RUNS = 100_000, 20
@@ -67,7 +67,7 @@ class Settings:
     timings: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        from bounds import _validate as V
+        from cascading_bandits.bounds import _validate as V
 
         self.out = Path(self.out)
         self.results = Path(self.results) if self.results is not None else self.out / "results"
@@ -156,7 +156,7 @@ EXTRA_POLICIES = ("cascade-ts", "ranked-klucb-rba")
 def available_experiments() -> list[str]:
     """The paper's experiments plus any extra simulator experiment with cells of
     :data:`EXTRA_POLICIES` (shown beside the paper's policies)."""
-    from simulate import experiments as E
+    from cascading_bandits.simulate import experiments as E
 
     names = list(EXPERIMENTS)
     for name in getattr(E, "EXPERIMENTS", ()):
@@ -176,9 +176,9 @@ def run_experiments(s: Settings) -> dict:
 
     Raises ValueError if stored results in ``s.results`` were made at another scale.
     """
-    from simulate.experiments import get_experiment
-    from simulate.store import stored_params
-    from simulate.sweep import run_experiment
+    from cascading_bandits.simulate.experiments import get_experiment
+    from cascading_bandits.simulate.store import stored_params
+    from cascading_bandits.simulate.sweep import run_experiment
 
     out = {}
     for name in available_experiments():
@@ -229,8 +229,7 @@ def run_experiments(s: Settings) -> dict:
 def run_verify(s: Settings) -> dict:
     """``verify.run_all`` and ``verify.caveats`` as plain dicts, or why they are unavailable."""
     try:
-        import verify
-
+        from cascading_bandits import verify
         run_all, caveats = verify.run_all, verify.caveats
     except (ImportError, AttributeError) as exc:
         return {
@@ -394,7 +393,7 @@ def render_markdown(s: Settings, data: dict, verify_data: dict, figures: dict) -
     add(f"Reproduction of the experiments and bounds of {citation()}\n")
     add(
         f"- generated {_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%d %H:%M UTC')} by "
-        f"`{s.command or 'reports.build.build_report'}`, git commit `{_git_commit()}`, "
+        f"`{s.command or 'cascading_bandits.reports.build.build_report'}`, git commit `{_git_commit()}`, "
         f"Python {platform.python_version()}"
     )
     add(

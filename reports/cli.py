@@ -19,11 +19,11 @@ import sys
 
 #: subcommand -> module implementing it (registered only if the module exists)
 SUBCOMMANDS = {
-    "bounds": "bounds.cli",
-    "verify": "verify.cli",
-    "simulate": "simulate.cli",
-    "report": "reports.report_cli",
-    "bench": "simulate.bench_cli",
+    "bounds": "cascading_bandits.bounds.cli",
+    "verify": "cascading_bandits.verify.cli",
+    "simulate": "cascading_bandits.simulate.cli",
+    "report": "cascading_bandits.reports.report_cli",
+    "bench": "cascading_bandits.simulate.bench_cli",
 }
 
 

@@ -1,7 +1,7 @@
 """Plot functions: data in, :class:`matplotlib.figure.Figure` out. No files are written here.
 
 Object-oriented matplotlib only (figures are made with ``matplotlib.figure.Figure``,
-never through pyplot). Conventions (DESIGN.md, "Results and figures"):
+never through pyplot). Conventions (docs/design.md, "Results and figures"):
 
 * empirical curves are the mean over runs with a 95% normal band, ``mean +- 1.96 se``;
 * bounds are dashed;
@@ -23,7 +23,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator
 
-from reports import tables as T
+from cascading_bandits.reports import tables as T
 
 COLUMN, PAGE = 3.25, 6.75  # inches
 
@@ -179,7 +179,7 @@ def figure1(results, rows=None, *, axes=None, ranked=("ranked-klucb",)):
         Ranked-bandit policies drawn (default: Figure 1's ``ranked-klucb`` only; other
         readings such as ``ranked-klucb-rba`` can be added).
     """
-    from reports.paper import figure1_meta
+    from cascading_bandits.reports.paper import figure1_meta
 
     meta = figure1_meta()
     rows = T.dbn_rows(results) if rows is None else rows

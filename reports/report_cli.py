@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from reports.build import build_report
+    from cascading_bandits.reports.build import build_report
 
     t0 = time.perf_counter()
     command = (

@@ -23,8 +23,8 @@ from itertools import combinations
 
 import numpy as np
 
-from bounds.instance import b_lb
-from reports.paper import TABLE_POLICIES, figure1_meta, paper_table, table_meta
+from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.reports.paper import TABLE_POLICIES, figure1_meta, paper_table, table_meta
 
 #: |z| below the first threshold is "ok", below the second "borderline", else "disagree"
 Z_OK, Z_BORDERLINE = 2.0, 3.0
@@ -308,8 +308,8 @@ def bounds_at(L: int, K: int, p: float, delta: float, n: int) -> dict:
     Returns a dict with keys ``theorem4_coefficient``, ``theorem4``, ``theorem2``,
     ``theorem3``, ``theorem3_eps``, ``theorem3_C`` (all floats).
     """
-    from bounds.lower import theorem4_bound, theorem4_coefficient
-    from bounds.upper import theorem2_bound, theorem3_bound, theorem3_constant, theorem3_optimal_eps
+    from cascading_bandits.bounds.lower import theorem4_bound, theorem4_coefficient
+    from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound, theorem3_constant, theorem3_optimal_eps
 
     inst = b_lb(L, K, p, delta)
     eps = float(theorem3_optimal_eps(inst, n))
@@ -336,8 +336,8 @@ def bound_curves(L: int, K: int, p: float, delta: float, ns) -> dict:
     dict
         ``{"theorem2": (n, v), "theorem3": (n, v), "theorem4": (n, v)}``, arrays of shape (k,).
     """
-    from bounds.lower import theorem4_bound
-    from bounds.upper import theorem2_bound, theorem3_bound
+    from cascading_bandits.bounds.lower import theorem4_bound
+    from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound
 
     ns = np.asarray(ns, dtype=np.int64)
     if ns.ndim != 1 or ns.size == 0 or (ns < 1).any():
@@ -429,8 +429,8 @@ class ScalingRow:
 
 
 def _coefficients(L, K, p, delta) -> tuple[float, float, float]:
-    from bounds.lower import theorem4_coefficient
-    from bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
+    from cascading_bandits.bounds.lower import theorem4_coefficient
+    from cascading_bandits.bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
 
     inst = b_lb(L, K, p, delta)
     return (

@@ -21,8 +21,8 @@ Layers, bottom up:
 True
 """
 
-from simulate.experiments import Cell, get_experiment
-from simulate.results import CellResult
-from simulate.runner import run_cell
+from cascading_bandits.simulate.experiments import Cell, get_experiment
+from cascading_bandits.simulate.results import CellResult
+from cascading_bandits.simulate.runner import run_cell
 
 __all__ = ["Cell", "CellResult", "get_experiment", "run_cell"]

@@ -33,10 +33,10 @@ def throughput(
     """Measure one cell; returns a dict with run_steps_per_s (wall) and cpu seconds."""
     import numpy as np
 
-    from simulate.engine import simulate_runs
-    from simulate.experiments import b_lb_cell, default_checkpoints
-    from simulate.policies import order_code, policy_code
-    from simulate.rng import policy_keys, users_keys
+    from cascading_bandits.simulate.engine import simulate_runs
+    from cascading_bandits.simulate.experiments import b_lb_cell, default_checkpoints
+    from cascading_bandits.simulate.policies import order_code, policy_code
+    from cascading_bandits.simulate.rng import policy_keys, users_keys
 
     kw = dict(model="dbn", nu=0.7, gamma=0.7) if model == "dbn" else {}
     cell = b_lb_cell("bench", L, K, 0.2, 0.15, policy, horizon=horizon, runs=runs, **kw)
@@ -86,7 +86,7 @@ def sweep_walltime(
     out_dir=None,
 ) -> dict:
     """Wall time of the experiments ``names`` from scratch (fresh output directory) in one pool."""
-    from simulate.sweep import run_experiments
+    from cascading_bandits.simulate.sweep import run_experiments
 
     with tempfile.TemporaryDirectory() as tmp:
         out = out_dir or tmp
@@ -136,8 +136,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from bounds import _validate as V
-    from simulate.policies import POLICIES
+    from cascading_bandits.bounds import _validate as V
+    from cascading_bandits.simulate.policies import POLICIES
 
     V.choice("--what", args.what, ("throughput", "sweep", "all"))
     horizon = V.positive_int("horizon", args.horizon)

@@ -85,8 +85,8 @@ def _floats(name, text):
 
 
 def _adhoc_cells(args):
-    from bounds import _validate as V
-    from simulate.experiments import Cell, b_lb_cell
+    from cascading_bandits.bounds import _validate as V
+    from cascading_bandits.simulate.experiments import Cell, b_lb_cell
 
     if args.K is None:
         raise ValueError("--K is required for an ad hoc cell")
@@ -176,7 +176,7 @@ def run(args) -> int:
             raise ValueError(
                 "--experiment runs a stored grid; it does not take --weights/--L/--p/--delta/--K"
             )
-        from simulate.sweep import run_experiments
+        from cascading_bandits.simulate.sweep import run_experiments
 
         names = ["table1", "table2", "dbn"] if args.experiment == "all" else [args.experiment]
         results = run_experiments(
@@ -198,14 +198,14 @@ def run(args) -> int:
     if args.testing or args.overwrite:
         raise ValueError("--testing and --overwrite apply to --experiment only")
     cells = _adhoc_cells(args)
-    from simulate.runner import as_seed_sequence, run_cell
-    from simulate.sweep import cell_seed
+    from cascading_bandits.simulate.runner import as_seed_sequence, run_cell
+    from cascading_bandits.simulate.sweep import cell_seed
 
     root = as_seed_sequence(args.seed)
     if args.workers is not None or args.scheduler is not None:
         import tempfile
 
-        from simulate.sweep import run_cells
+        from cascading_bandits.simulate.sweep import run_cells
 
         with tempfile.TemporaryDirectory() as tmp:
             results = run_cells(

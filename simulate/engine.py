@@ -13,11 +13,11 @@ import math
 import numba
 import numpy as np
 
-from bounds.indices import klucb_threshold_scalar, safe_log
-from bounds.kl import kl_scalar, klucb_scalar
-from simulate.models import DBN, list_reward, respond
-from simulate.policies import KLUCB, ORACLE, RANKED, RANKED_RBA, TS, UCB1
-from simulate.rng import ATTRACT, POLICY, beta_draw, uniform
+from cascading_bandits.bounds.indices import klucb_threshold_scalar, safe_log
+from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
+from cascading_bandits.simulate.models import DBN, list_reward, respond
+from cascading_bandits.simulate.policies import KLUCB, ORACLE, RANKED, RANKED_RBA, TS, UCB1
+from cascading_bandits.simulate.rng import ATTRACT, POLICY, beta_draw, uniform
 
 __all__ = ["simulate_runs", "ENGINE_VERSION"]
 

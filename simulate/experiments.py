@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bounds import _validate as V
-from bounds.instance import b_lb
-from simulate.models import MODEL_NAMES, make_model
-from simulate.policies import POLICIES, order_code
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.simulate.models import MODEL_NAMES, make_model
+from cascading_bandits.simulate.policies import POLICIES, order_code
 
 __all__ = [
     "Cell",

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from bounds import _validate as V
-from simulate.rng import ATTRACT, PERSIST, SATISFY, uniform
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.simulate.rng import ATTRACT, PERSIST, SATISFY, uniform
 
 __all__ = [
     "CASCADE",

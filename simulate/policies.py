@@ -64,7 +64,7 @@ number of steps at which ``e`` was shown at a position ``<= C``.
 
 from __future__ import annotations
 
-from bounds import _validate as V
+from cascading_bandits.bounds import _validate as V
 
 __all__ = [
     "POLICIES",

@@ -2,7 +2,7 @@
 
 Why counter-based
 -----------------
-Common random numbers (DESIGN.md, "Simulation") ask that the user's draws at step
+Common random numbers (docs/design.md, "Simulation") ask that the user's draws at step
 ``t`` do not depend on the policy. If draws were taken from a sequential
 generator, a policy that examines fewer items would shift the stream. Here the
 uniform behind "item ``e`` attracts the user at step ``t``" is

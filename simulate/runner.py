@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from simulate.engine import ENGINE_VERSION, simulate_runs
-from simulate.experiments import Cell, default_checkpoints
-from simulate.policies import order_code, policy_code
-from simulate.results import CellResult
-from simulate.rng import policy_keys, users_keys
+from cascading_bandits.simulate.engine import ENGINE_VERSION, simulate_runs
+from cascading_bandits.simulate.experiments import Cell, default_checkpoints
+from cascading_bandits.simulate.policies import order_code, policy_code
+from cascading_bandits.simulate.results import CellResult
+from cascading_bandits.simulate.rng import policy_keys, users_keys
 
 __all__ = ["run_cell", "as_seed_sequence", "provenance_base"]
 

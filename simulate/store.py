@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulate.results import CellResult
+from cascading_bandits.simulate.results import CellResult
 
 __all__ = ["save_result", "load_result", "load_results", "cell_paths", "stored_params", "FORMAT"]
 
@@ -103,7 +103,7 @@ def load_results(out_dir, name: str) -> list[CellResult]:
         raise ValueError(f"no stored results for experiment {name!r} under {out_dir}")
     rank = {}
     try:
-        from simulate.experiments import get_experiment
+        from cascading_bandits.simulate.experiments import get_experiment
 
         rank = {c.cell_id: i for i, c in enumerate(get_experiment(name))}
     except ValueError:

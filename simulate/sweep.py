@@ -22,11 +22,11 @@ import os
 
 import numpy as np
 
-from bounds import _validate as V
-from simulate.engine import ENGINE_VERSION
-from simulate.experiments import TESTING_HORIZON, TESTING_RUNS, Cell, get_experiment
-from simulate.runner import as_seed_sequence, run_cell
-from simulate.store import cell_paths, load_result, save_result, stored_params
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.simulate.engine import ENGINE_VERSION
+from cascading_bandits.simulate.experiments import TESTING_HORIZON, TESTING_RUNS, Cell, get_experiment
+from cascading_bandits.simulate.runner import as_seed_sequence, run_cell
+from cascading_bandits.simulate.store import cell_paths, load_result, save_result, stored_params
 
 __all__ = ["run_experiment", "run_experiments", "run_cells", "cell_seed"]
 
@@ -48,8 +48,11 @@ def _make_executor(workers, scheduler):
     if scheduler is not None:
         try:
             import distributed
-        except ImportError as exc:  # pragma: no cover - distributed is a dependency
-            raise ValueError("--scheduler needs the 'distributed' package") from exc
+        except ImportError as exc:
+            raise ValueError(
+                "--scheduler needs Dask's 'distributed' package, an optional extra: "
+                "pip install 'cascading-bandits[dask]'"
+            ) from exc
         if isinstance(scheduler, distributed.Client):
             client, own = scheduler, False
         else:

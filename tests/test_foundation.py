@@ -6,9 +6,9 @@ import sys
 import numpy as np
 import pytest
 
-from bounds import CascadeInstance, as_instance, b_lb
-from bounds import _validate as V
-from reports.cli import main
+from cascading_bandits.bounds import CascadeInstance, as_instance, b_lb
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.reports.cli import main
 
 
 def test_b_lb_matches_eq6():
@@ -89,6 +89,6 @@ def test_cli_usage_errors_exit_2(capsys):
 
 def test_console_script_installed():
     out = subprocess.run(
-        [sys.executable, "-m", "reports.cli", "--help"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "cascading_bandits.reports.cli", "--help"], capture_output=True, text=True, check=True
     )
     assert "cascading" in out.stdout

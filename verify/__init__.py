@@ -1,4 +1,4 @@
-"""Every claim of the paper as a checkable, certifiable claim (DESIGN.md, "Claims").
+"""Every claim of the paper as a checkable, certifiable claim (docs/design.md, "Claims").
 
 One registry drives ``pytest`` (tests/verify, parametrised over all claims),
 ``cascading verify`` and the report:
@@ -25,21 +25,21 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from verify.findings import caveats
-from verify.registry import Claim, all_claims, available_claims, get_claim, safe_run
-from verify.verdict import FAILS, HOLDS, METHODS, UNDECIDED, Caveat, Outcome, Verdict
+from cascading_bandits.verify.findings import caveats
+from cascading_bandits.verify.registry import Claim, all_claims, available_claims, get_claim, safe_run
+from cascading_bandits.verify.verdict import FAILS, HOLDS, METHODS, UNDECIDED, Caveat, Outcome, Verdict
 
 # paper order: Section 4.1 (Lemma 1, Theorem 1), 4.2 (Theorems 2, 3 and their proofs),
 # 4.3 (Theorem 4), 4.4 (discussion), then the Monte-Carlo checks against the simulator
 _CLAIM_MODULES = (
-    "verify.claims_lemma1",
-    "verify.claims_theorem1",
-    "verify.claims_appendix",
-    "verify.claims_peeling",
-    "verify.claims_upper",
-    "verify.claims_lower",
-    "verify.claims_discussion",
-    "verify.claims_montecarlo",
+    "cascading_bandits.verify.claims_lemma1",
+    "cascading_bandits.verify.claims_theorem1",
+    "cascading_bandits.verify.claims_appendix",
+    "cascading_bandits.verify.claims_peeling",
+    "cascading_bandits.verify.claims_upper",
+    "cascading_bandits.verify.claims_lower",
+    "cascading_bandits.verify.claims_discussion",
+    "cascading_bandits.verify.claims_montecarlo",
 )
 
 for _m in _CLAIM_MODULES:

@@ -30,7 +30,7 @@ from types import SimpleNamespace
 
 import mpmath
 
-from bounds.kl import kl_iv, kl_mp
+from cascading_bandits.bounds.kl import kl_iv, kl_mp
 
 
 def kl_box(p, q):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from verify.certify import certify, describe_box
-from verify.verdict import FAILS, HOLDS, INTERVAL, UNDECIDED, Outcome
+from cascading_bandits.verify.certify import certify, describe_box
+from cascading_bandits.verify.verdict import FAILS, HOLDS, INTERVAL, UNDECIDED, Outcome
 
 
 def _f(x):

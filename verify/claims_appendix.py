@@ -15,11 +15,11 @@ from math import comb
 import mpmath
 import sympy
 
-from bounds.peeling import ucb1_peeling_lhs, ucb1_peeling_solution
-from verify import strategies as S
-from verify.checks import SlackTracker
-from verify.registry import claim
-from verify.verdict import EXACT, FAILS, HOLDS, SYMBOLIC, UNDECIDED, Outcome
+from cascading_bandits.bounds.peeling import ucb1_peeling_lhs, ucb1_peeling_solution
+from cascading_bandits.verify import strategies as S
+from cascading_bandits.verify.checks import SlackTracker
+from cascading_bandits.verify.registry import claim
+from cascading_bandits.verify.verdict import EXACT, FAILS, HOLDS, SYMBOLIC, UNDECIDED, Outcome
 
 # --------------------------------------------------------------------------
 # Hoeffding step

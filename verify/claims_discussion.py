@@ -16,10 +16,10 @@ from fractions import Fraction
 import mpmath
 import sympy
 
-from bounds.kl import kl_mp
-from verify.checks import SlackTracker, certificate_outcome
-from verify.registry import claim
-from verify.verdict import EXACT, FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
+from cascading_bandits.bounds.kl import kl_mp
+from cascading_bandits.verify.checks import SlackTracker, certificate_outcome
+from cascading_bandits.verify.registry import claim
+from cascading_bandits.verify.verdict import EXACT, FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
 
 # --------------------------------------------------------------------------
 # (1 - 1/K)^(K-1) >= 1/e
@@ -134,10 +134,10 @@ def _kl_quadratic(ctx):
     "kl(p-Delta, p) on B_LB(L, K, 1/K, Delta), K >= 2",
     premises=("p = 1/K", "K >= 2", "0 < Delta < p"),
     method=SAMPLING,
-    requires=("bounds.discussion",),
+    requires=("cascading_bandits.bounds.discussion",),
 )
 def _eq8_chain(ctx):
-    from bounds.discussion import eq8_ucb1_orders
+    from cascading_bandits.bounds.discussion import eq8_ucb1_orders
 
     tr = SlackTracker()
     with mpmath.workdps(40):

@@ -8,16 +8,16 @@ by enumerating all outcomes (:func:`bounds.lemma1.lemma1_expectation_enumerated`
 
 from __future__ import annotations
 
-from bounds.lemma1 import (
+from cascading_bandits.bounds.lemma1 import (
     lemma1_expectation,
     lemma1_expectation_enumerated,
     prove_lemma1,
     prove_lemma1_induction_step,
 )
-from verify import strategies as S
-from verify.checks import SlackTracker
-from verify.registry import claim
-from verify.verdict import FAILS, HOLDS, SYMBOLIC, Outcome
+from cascading_bandits.verify import strategies as S
+from cascading_bandits.verify.checks import SlackTracker
+from cascading_bandits.verify.registry import claim
+from cascading_bandits.verify.verdict import FAILS, HOLDS, SYMBOLIC, Outcome
 
 _KS = range(1, 7)
 
@@ -29,7 +29,7 @@ _KS = range(1, 7)
     "prod_{j>k} E[w(b_j)]",
     premises=("w ~ P with independent Bernoulli entries (Assumption 1)", "a_i = b_j only if i = j"),
     method=SYMBOLIC,
-    requires=("bounds.lemma1",),
+    requires=("cascading_bandits.bounds.lemma1",),
 )
 def _lemma1(ctx):
     sym_ok = all(prove_lemma1(K) for K in _KS)
@@ -69,7 +69,7 @@ def _lemma1(ctx):
     "each of the four equalities of the induction step holds identically",
     premises=("induction hypothesis for K - 1",),
     method=SYMBOLIC,
-    requires=("bounds.lemma1",),
+    requires=("cascading_bandits.bounds.lemma1",),
 )
 def _lemma1_induction(ctx):
     Ks = range(2, 7)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import mpmath
 
-from bounds.instance import b_lb
-from bounds.kl import kl_mp
-from verify import strategies as S
-from verify.checks import SlackTracker
-from verify.claims_upper import draw_instance
-from verify.registry import claim
-from verify.verdict import FAILS, SAMPLING
+from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.bounds.kl import kl_mp
+from cascading_bandits.verify import strategies as S
+from cascading_bandits.verify.checks import SlackTracker
+from cascading_bandits.verify.claims_upper import draw_instance
+from cascading_bandits.verify.registry import claim
+from cascading_bandits.verify.verdict import FAILS, SAMPLING
 
 
 def theorem4_formula_mp(inst, dps=40):
@@ -40,11 +40,11 @@ def theorem4_formula_mp(inst, dps=40):
     "is consistent with (below) Theorems 2 and 3 on every instance",
     premises=("consistent algorithm", "0 < Delta < p", "unique optimal set"),
     method=SAMPLING,
-    requires=("bounds.lower", "bounds.upper"),
+    requires=("cascading_bandits.bounds.lower", "cascading_bandits.bounds.upper"),
 )
 def _theorem4(ctx):
-    from bounds.lower import theorem4_coefficient, theorem4_general_coefficient
-    from bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
+    from cascading_bandits.bounds.lower import theorem4_coefficient, theorem4_general_coefficient
+    from cascading_bandits.bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
 
     tr = SlackTracker()
     worst_rel = 0.0

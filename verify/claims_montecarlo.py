@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from verify.registry import claim
-from verify.verdict import FAILS, HOLDS, MONTE_CARLO, UNDECIDED, Outcome
+from cascading_bandits.verify.registry import claim
+from cascading_bandits.verify.verdict import FAILS, HOLDS, MONTE_CARLO, UNDECIDED, Outcome
 
 CONFIDENCE = 0.999
 
@@ -32,7 +32,7 @@ MC_INSTANCES = (
 
 
 def _cells(policy, horizon, runs):
-    from simulate.experiments import Cell
+    from cascading_bandits.simulate.experiments import Cell
 
     return [
         (
@@ -53,8 +53,8 @@ def _cells(policy, horizon, runs):
 
 
 def _mc_check(ctx, policy, bound_fn, n_min):
-    from bounds.instance import CascadeInstance
-    from simulate import run_cell
+    from cascading_bandits.bounds.instance import CascadeInstance
+    from cascading_bandits.simulate import run_cell
 
     horizon = int(5000 * ctx.budget)
     runs = int(200 * min(ctx.budget, 4))
@@ -131,10 +131,10 @@ def _mc_check(ctx, policy, bound_fn, n_min):
     "R(n) <= sum_{e>K} 12/Delta_{e,K} log n + pi^2 L/3 for CascadeUCB1",
     premises=("Assumption 1", "unique optimal set"),
     method=MONTE_CARLO,
-    requires=("simulate.runner", "bounds.upper"),
+    requires=("cascading_bandits.simulate.runner", "cascading_bandits.bounds.upper"),
 )
 def _theorem2_mc(ctx):
-    from bounds.upper import theorem2_bound
+    from cascading_bandits.bounds.upper import theorem2_bound
 
     return _mc_check(ctx, "cascade-ucb1", theorem2_bound, 1)
 
@@ -149,9 +149,9 @@ def _theorem2_mc(ctx):
         "n >= 48 (caveats theorem3-small-n, gc-loglog-small-n)",
     ),
     method=MONTE_CARLO,
-    requires=("simulate.runner", "bounds.upper", "bounds.garivier_cappe"),
+    requires=("cascading_bandits.simulate.runner", "cascading_bandits.bounds.upper", "cascading_bandits.bounds.garivier_cappe"),
 )
 def _theorem3_mc(ctx):
-    from bounds.upper import theorem3_bound
+    from cascading_bandits.bounds.upper import theorem3_bound
 
     return _mc_check(ctx, "cascade-klucb", lambda inst, n: theorem3_bound(inst, n), 48)

@@ -18,11 +18,11 @@ from __future__ import annotations
 import mpmath
 import sympy
 
-from bounds.peeling import lemma2_lhs, lemma2_rhs, ucb1_peeling_lhs, ucb1_peeling_rhs
-from verify import strategies as S
-from verify.checks import SlackTracker, certificate_outcome
-from verify.registry import claim
-from verify.verdict import FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
+from cascading_bandits.bounds.peeling import lemma2_lhs, lemma2_rhs, ucb1_peeling_lhs, ucb1_peeling_rhs
+from cascading_bandits.verify import strategies as S
+from cascading_bandits.verify.checks import SlackTracker, certificate_outcome
+from cascading_bandits.verify.registry import claim
+from cascading_bandits.verify.verdict import FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
 
 _p, _x = sympy.symbols("p x", positive=True)
 
@@ -64,7 +64,7 @@ def _lemma2_rewrite(ctx):
         for _ in range(ctx.examples):
             p, qs = S.draw_lemma2(ctx.rng)
             a = lemma2_lhs(mpmath.mpf(p), [mpmath.mpf(q) for q in qs])
-            from bounds.peeling import lemma2_rewritten
+            from cascading_bandits.bounds.peeling import lemma2_rewritten
 
             b = lemma2_rewritten(mpmath.mpf(p), [mpmath.mpf(q) for q in qs])
             tr.add(-abs(a - b) / max(abs(a), 1), {"p": p, "p_opt": qs}, tol=1e-40)
@@ -162,7 +162,7 @@ def _lemma2_chord(ctx):
 
 
 def _kl_mp(p, q):
-    from bounds.kl import kl_mp
+    from cascading_bandits.bounds.kl import kl_mp
 
     return kl_mp(p, q)
 

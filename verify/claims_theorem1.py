@@ -10,18 +10,18 @@ All checks are exact (Fractions) on random instances with ties and random UCB ve
 
 from __future__ import annotations
 
-from bounds.decomposition import (
+from cascading_bandits.bounds.decomposition import (
     recommended_list,
     theorem1_bounds,
     theorem1_permutation,
 )
-from bounds.lemma1 import expectation_by_enumeration
-from verify import strategies as S
-from verify.checks import SlackTracker
-from verify.registry import claim
-from verify.verdict import EXACT, FAILS, Outcome
+from cascading_bandits.bounds.lemma1 import expectation_by_enumeration
+from cascading_bandits.verify import strategies as S
+from cascading_bandits.verify.checks import SlackTracker
+from cascading_bandits.verify.registry import claim
+from cascading_bandits.verify.verdict import EXACT, FAILS, Outcome
 
-_REQ = ("bounds.decomposition",)
+_REQ = ("cascading_bandits.bounds.decomposition",)
 
 
 def regret_by_enumeration(A, w, K):

@@ -19,11 +19,11 @@ import math
 import mpmath
 import numpy as np
 
-from bounds.instance import CascadeInstance
-from verify import strategies as S
-from verify.checks import SlackTracker
-from verify.registry import claim
-from verify.verdict import SAMPLING
+from cascading_bandits.bounds.instance import CascadeInstance
+from cascading_bandits.verify import strategies as S
+from cascading_bandits.verify.checks import SlackTracker
+from cascading_bandits.verify.registry import claim
+from cascading_bandits.verify.verdict import SAMPLING
 
 _HORIZONS = (3, 10, 100, 10**4, 10**6)
 
@@ -54,10 +54,10 @@ def theorem2_formula_mp(inst, n, dps=40):
     "and theorem2_bound equals the paper's formula",
     premises=("unique optimal set w(K) > w(K+1)", "n >= 1"),
     method=SAMPLING,
-    requires=("bounds.upper",),
+    requires=("cascading_bandits.bounds.upper",),
 )
 def _theorem2(ctx):
-    from bounds.upper import theorem2_bound, theorem2_prepeeling
+    from cascading_bandits.bounds.upper import theorem2_bound, theorem2_prepeeling
 
     tr = SlackTracker()
     worst_rel = 0.0
@@ -92,10 +92,10 @@ def _theorem2(ctx):
     "and the pre-peeling bound <= Theorem 3's bound at (n, eps)",
     premises=("unique optimal set w(K) > w(K+1)", "eps > 0", "n >= 3 (caveat theorem3-small-n)"),
     method=SAMPLING,
-    requires=("bounds.upper", "bounds.garivier_cappe"),
+    requires=("cascading_bandits.bounds.upper", "cascading_bandits.bounds.garivier_cappe"),
 )
 def _theorem3(ctx):
-    from bounds.upper import (
+    from cascading_bandits.bounds.upper import (
         theorem3_bound,
         theorem3_leading_coefficient,
         theorem3_prepeeling,
@@ -141,10 +141,10 @@ def _theorem3(ctx):
     method=SAMPLING,
     amended="holds only from n = 48 on (bounds.garivier_cappe.klucb_loglog_valid_from); "
     "for 3 <= n < 48 the sum of [GC] Theorem 10's bounds exceeds 7 log log n",
-    requires=("bounds.garivier_cappe",),
+    requires=("cascading_bandits.bounds.garivier_cappe",),
 )
 def _loglog(ctx):
-    from bounds.garivier_cappe import klucb_loglog_term
+    from cascading_bandits.bounds.garivier_cappe import klucb_loglog_term
 
     tr = SlackTracker()
     ns = sorted(

@@ -111,8 +111,7 @@ def format_caveats(cavs) -> str:
 
 
 def run(args) -> int:
-    import verify
-
+    from cascading_bandits import verify
     if args.examples < 1:
         raise ValueError(f"--examples must be >= 1, got {args.examples}")
     if args.seed < 0:

@@ -14,7 +14,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from verify.verdict import Caveat
+from cascading_bandits.verify.verdict import Caveat
 
 _TEST = "tests/verify/test_caveats.py::"
 
@@ -26,7 +26,7 @@ _TEST = "tests/verify/test_caveats.py::"
 
 def search_lemma2_unsorted(seed=0, tries=4000):
     """Lemma 2 without the ordering p_1 >= ... >= p_K (p_K > p kept): a counterexample or None."""
-    from bounds.kl import kl_mp
+    from cascading_bandits.bounds.kl import kl_mp
 
     rng = np.random.default_rng(seed)
     with mpmath.workdps(40):
@@ -54,7 +54,7 @@ def search_peeling_lp_unsorted(seed=0, tries=2000):
     """
     from scipy.optimize import linprog
 
-    from bounds.peeling import ucb1_peeling_lhs
+    from cascading_bandits.bounds.peeling import ucb1_peeling_lhs
 
     rng = np.random.default_rng(seed)
     for _ in range(tries):
@@ -139,7 +139,7 @@ def search_lemma1_premise(seed=0, tries=500):
     Returns the instance, the (equal) sums and the first term whose expectation differs from its
     factorised form; None if no such case is found.
     """
-    from bounds.lemma1 import lemma1_expectation, lemma1_terms, premise_holds
+    from cascading_bandits.bounds.lemma1 import lemma1_expectation, lemma1_terms, premise_holds
 
     rng = np.random.default_rng(seed)
     for _ in range(tries):
@@ -175,7 +175,7 @@ def search_lemma1_premise(seed=0, tries=500):
 
 
 def _peeling_lp_caveat():
-    from verify.claims_appendix import printed_lp_optimum
+    from cascading_bandits.verify.claims_appendix import printed_lp_optimum
 
     g = [Fraction(3, 10)] * 9 + [Fraction(1, 10)]
     val, m = printed_lp_optimum(g)
@@ -209,7 +209,7 @@ def _peeling_lp_caveat():
 
 
 def _hoeffding_caveat():
-    from verify.claims_appendix import bad_event_constant_shifted
+    from cascading_bandits.verify.claims_appendix import bad_event_constant_shifted
 
     per_item, closed, tail = bad_event_constant_shifted()
     pi2_3 = mpmath.pi**2 / 3
@@ -295,7 +295,7 @@ def _small_n_caveat():
 
 
 def _regime_caveat():
-    from verify.claims_discussion import klucb_crossover, klucb_ucb1_ratio
+    from cascading_bandits.verify.claims_discussion import klucb_crossover, klucb_ucb1_ratio
 
     rows = {}
     for K in (2, 4, 8, 16):
@@ -327,7 +327,7 @@ def _regime_caveat():
 
 
 def _example_caveat():
-    from verify.claims_discussion import example_expected_discovery
+    from cascading_bandits.verify.claims_discussion import example_expected_discovery
 
     rows = {}
     for L, K in ((16, 2), (16, 4), (32, 8), (5, 2)):
@@ -437,9 +437,9 @@ def _order_caveats():
 
 
 def _theorem4_caveat():
-    from bounds.instance import b_lb
-    from bounds.lower import theorem4_coefficient
-    from bounds.upper import theorem3_leading_coefficient
+    from cascading_bandits.bounds.instance import b_lb
+    from cascading_bandits.bounds.lower import theorem4_coefficient
+    from cascading_bandits.bounds.upper import theorem3_leading_coefficient
 
     rows = {}
     for K, p in ((8, 0.125), (8, 0.5), (8, 0.9), (2, 0.9)):
@@ -468,7 +468,7 @@ def _theorem4_caveat():
 
 
 def _gc_loglog_caveat():
-    from bounds.garivier_cappe import klucb_loglog_term, klucb_loglog_valid_from
+    from cascading_bandits.bounds.garivier_cappe import klucb_loglog_term, klucb_loglog_valid_from
 
     n0 = klucb_loglog_valid_from()
     rows = {}
@@ -503,7 +503,7 @@ def theorem1_any_list(seed=0, L_max=5, instances=40):
     """
     import itertools
 
-    from bounds.decomposition import theorem1_bounds, theorem1_permutation
+    from cascading_bandits.bounds.decomposition import theorem1_bounds, theorem1_permutation
 
     rng = np.random.default_rng(seed)
     n, bad = 0, None
@@ -544,7 +544,7 @@ def theorem1_best_alpha(w, K):
     """
     import itertools
 
-    from bounds.decomposition import theorem1_bounds
+    from cascading_bandits.bounds.decomposition import theorem1_bounds
 
     w = [Fraction(x) for x in w]
     best = None

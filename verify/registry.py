@@ -1,6 +1,6 @@
 """The claims registry: one entry per claim of the paper, driving pytest, the CLI and the report.
 
-A claim is data (DESIGN.md, "Claims"): an id, the paper's reference, a
+A claim is data (docs/design.md, "Claims"): an id, the paper's reference, a
 one-line statement, its premises, and a check. Checks are registered with
 :func:`claim` as a decorator in the ``verify.claims_*`` modules; importing
 :mod:`verify` loads them all.
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bounds import _validate as V
-from verify.verdict import FAILS, METHODS, UNDECIDED, Outcome, Verdict
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.verify.verdict import FAILS, METHODS, UNDECIDED, Outcome, Verdict
 
 _REGISTRY: dict[str, Claim] = {}
 
@@ -61,7 +61,7 @@ class Claim:
         Empty if the claim is checked as printed; otherwise the condition or
         correction verify had to add, with the caveat id that documents it.
     requires : tuple of str
-        Modules the check needs (``"bounds.upper"``, ``"simulate"``); a claim whose
+        Modules the check needs (``"cascading_bandits.bounds.upper"``, ``"simulate"``); a claim whose
         module is missing is skipped by :func:`available_claims` (listed, not run).
     """
 

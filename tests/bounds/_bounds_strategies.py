@@ -4,7 +4,7 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from bounds import CascadeInstance
+from cascading_bandits.bounds import CascadeInstance
 
 
 @st.composite

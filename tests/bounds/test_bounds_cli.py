@@ -5,10 +5,10 @@ import math
 
 import pytest
 
-from bounds import b_lb
-from bounds.lower import theorem4_coefficient
-from bounds.upper import theorem2_bound, theorem3_bound, theorem3_leading_coefficient
-from reports.cli import main
+from cascading_bandits.bounds import b_lb
+from cascading_bandits.bounds.lower import theorem4_coefficient
+from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound, theorem3_leading_coefficient
+from cascading_bandits.reports.cli import main
 
 KEYS = {"theorem2", "theorem3", "theorem3_leading", "theorem4_coefficient", "eps", "C2", "beta"}
 

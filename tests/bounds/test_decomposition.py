@@ -7,8 +7,8 @@ import pytest
 from _bounds_strategies import weights_and_list
 from hypothesis import example, given, settings
 
-from bounds import CascadeInstance
-from bounds.decomposition import (
+from cascading_bandits.bounds import CascadeInstance
+from cascading_bandits.bounds.decomposition import (
     event_probabilities,
     expected_reward,
     optimal_items,
@@ -20,7 +20,7 @@ from bounds.decomposition import (
     theorem1_permutation,
     theorem1_sum,
 )
-from bounds.lemma1 import expectation_by_enumeration
+from cascading_bandits.bounds.lemma1 import expectation_by_enumeration
 
 W = [F(1, 10), F(1, 2), F(3, 10), F(1, 5)]  # sorted: items 1 (1/2), 2 (3/10), 3 (1/5), 0 (1/10)
 

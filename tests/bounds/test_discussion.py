@@ -6,8 +6,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from bounds import b_lb
-from bounds.discussion import (
+from cascading_bandits.bounds import b_lb
+from cascading_bandits.bounds.discussion import (
     discussion_orders,
     eq7_lower_order,
     eq8_ucb1_orders,
@@ -15,8 +15,8 @@ from bounds.discussion import (
     klucb_below_ucb1_delta,
     leading_ratio_klucb_ucb1,
 )
-from bounds.lower import theorem4_coefficient
-from bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
+from cascading_bandits.bounds.lower import theorem4_coefficient
+from cascading_bandits.bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
 
 
 def _kl(p, q):

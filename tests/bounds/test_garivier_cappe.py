@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bounds.garivier_cappe import (
+from cascading_bandits.bounds.garivier_cappe import (
     GC_LOGLOG_CONSTANT,
     _tail_integral,
     klucb_loglog_constant,
@@ -26,7 +26,7 @@ from bounds.garivier_cappe import (
     klucb_tail_root,
     theorem10_bound,
 )
-from bounds.kl import kl_mp
+from cascading_bandits.bounds.kl import kl_mp
 
 
 def h(p):
@@ -334,8 +334,8 @@ def test_event_split_pathwise_in_a_klucb_run():
     most #{s > tau : s kl+(w_hat_s, w(1)) <= f(n)} computed from the same observations of e; the
     run average is at most E[M_n] (exact), which is at most C_2 / n^beta.
     """
-    from bounds.indices import klucb_threshold
-    from bounds.kl import kl, klucb_index
+    from cascading_bandits.bounds.indices import klucb_threshold
+    from cascading_bandits.bounds.kl import kl, klucb_index
 
     w = np.array([0.5, 0.3, 0.25])
     n, runs, eps, c = 3000, 400, 0.05, 3.0

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bounds.indices import klucb_threshold, ucb1_index, ucb1_radius
-from bounds.kl import kl, kl_iv, kl_mp, klucb_index, klucb_index_mp
+from cascading_bandits.bounds.indices import klucb_threshold, ucb1_index, ucb1_radius
+from cascading_bandits.bounds.kl import kl, kl_iv, kl_mp, klucb_index, klucb_index_mp
 
 probs = st.floats(0.0, 1.0, allow_nan=False)
 counts = st.floats(1.0, 1e12, allow_nan=False)

@@ -8,7 +8,7 @@ from _bounds_strategies import fraction_weights
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bounds.lemma1 import (
+from cascading_bandits.bounds.lemma1 import (
     lemma1_expectation,
     lemma1_expectation_enumerated,
     lemma1_identity,

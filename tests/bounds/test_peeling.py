@@ -9,7 +9,7 @@ from _bounds_strategies import sorted_gaps
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bounds.peeling import (
+from cascading_bandits.bounds.peeling import (
     lemma2_lhs,
     lemma2_rewritten,
     lemma2_rhs,

@@ -8,9 +8,9 @@ import pytest
 from _bounds_strategies import instances
 from hypothesis import example, given, settings
 
-from bounds import CascadeInstance, b_lb
-from bounds.garivier_cappe import klucb_loglog_term, klucb_tail_constants
-from bounds.lower import (
+from cascading_bandits.bounds import CascadeInstance, b_lb
+from cascading_bandits.bounds.garivier_cappe import klucb_loglog_term, klucb_tail_constants
+from cascading_bandits.bounds.lower import (
     blb_parameters,
     theorem4_blb_coefficient,
     theorem4_bound,
@@ -18,7 +18,7 @@ from bounds.lower import (
     theorem4_general_coefficient,
     theorem4_sharp_coefficient,
 )
-from bounds.upper import (
+from cascading_bandits.bounds.upper import (
     theorem2_bound,
     theorem2_leading_coefficient,
     theorem2_prepeeling,
@@ -251,7 +251,7 @@ def test_bounds_are_ordered(inst):
 def test_prepeeling_coefficients_rounded_once(inst):
     from fractions import Fraction
 
-    from bounds.peeling import lemma2_lhs, ucb1_peeling_lhs
+    from cascading_bandits.bounds.peeling import lemma2_lhs, ucb1_peeling_lhs
 
     s = [Fraction(float(x)) for x in inst.sorted_weights]
     exact = sum(ucb1_peeling_lhs([o - we for o in s[: inst.K]]) for we in s[inst.K :])

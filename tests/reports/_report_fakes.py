@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reports.paper import figure1_meta, paper_table, table_meta
+from cascading_bandits.reports.paper import figure1_meta, paper_table, table_meta
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from _report_fakes import dbn_results, make_result, table_results
 
-from reports import build as B
-from reports import tables as T
+from cascading_bandits.reports import build as B
+from cascading_bandits.reports import tables as T
 
 
 def _fake_ts(horizon):
@@ -143,7 +143,7 @@ def test_markdown_row_regex_sanity():
 
 
 def test_unusable_stored_results_name_the_reports_remedy(tmp_path, monkeypatch):
-    sweep = pytest.importorskip("simulate.sweep")
+    sweep = pytest.importorskip("cascading_bandits.simulate.sweep")
 
     def refuse(name, out_dir, **kw):
         raise ValueError(

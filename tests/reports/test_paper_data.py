@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.paper import (
+from cascading_bandits.reports.paper import (
     TABLE_NAMES,
     TABLE_POLICIES,
     citation,

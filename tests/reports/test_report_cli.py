@@ -1,6 +1,6 @@
 """`cascading report` argument handling: bad input is a one-line error with exit status 2."""
 
-from reports.cli import main
+from cascading_bandits.reports.cli import main
 
 
 def test_bad_runs_is_one_line_exit_2(tmp_path, capsys):

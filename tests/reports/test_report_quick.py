@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-sweep = pytest.importorskip("simulate.sweep")
-store = pytest.importorskip("simulate.store")
+sweep = pytest.importorskip("cascading_bandits.simulate.sweep")
+store = pytest.importorskip("cascading_bandits.simulate.store")
 
-from reports import build as B  # noqa: E402
-from reports import tables as T  # noqa: E402
+from cascading_bandits.reports import build as B  # noqa: E402
+from cascading_bandits.reports import tables as T  # noqa: E402
 
 
 @pytest.fixture(scope="module")

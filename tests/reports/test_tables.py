@@ -9,7 +9,7 @@ from _report_fakes import dbn_results, make_result, table_results
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reports import tables as T
+from cascading_bandits.reports import tables as T
 
 
 def test_mean_se_by_hand():
@@ -155,8 +155,8 @@ def _thm4_coef_blb(L, K, p, delta):
 
 
 def test_bound_rows_match_the_theorems_by_hand(t1):
-    pytest.importorskip("bounds.upper")
-    pytest.importorskip("bounds.lower")
+    pytest.importorskip("cascading_bandits.bounds.upper")
+    pytest.importorskip("cascading_bandits.bounds.lower")
     rows = T.bound_rows(t1)
     assert [(r.L, r.K, r.delta) for r in rows] == [
         (16, 2, 0.15),
@@ -189,7 +189,7 @@ def test_bound_rows_match_the_theorems_by_hand(t1):
 
 
 def test_scaling_rows_predictions_by_hand(t1):
-    pytest.importorskip("bounds.upper")
+    pytest.importorskip("cascading_bandits.bounds.upper")
     rows = T.scaling_rows(t1)
     # 3 L-pairs, 3 Delta-pairs, 9 K-pairs (2-4, 2-8, 4-8 for three (L, Delta)), two policies each
     assert len(rows) == 30
@@ -209,7 +209,7 @@ def test_scaling_rows_predictions_by_hand(t1):
 
 
 def test_bound_curves_are_increasing_and_match_bound_rows():
-    pytest.importorskip("bounds.upper")
+    pytest.importorskip("cascading_bandits.bounds.upper")
     c = T.bound_curves(16, 4, 0.2, 0.15, [10, 100, 1000])
     for key in ("theorem2", "theorem3", "theorem4"):
         n, v = c[key]

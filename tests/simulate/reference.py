@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from bounds.kl import klucb_scalar
-from simulate.rng import ATTRACT, PERSIST, POLICY, SATISFY, uniform_py
+from cascading_bandits.bounds.kl import klucb_scalar
+from cascading_bandits.simulate.rng import ATTRACT, PERSIST, POLICY, SATISFY, uniform_py
 
 _SUB = 256
 

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from reference import beta_py, reference_run
 
-from bounds.instance import b_lb
-from simulate.engine import simulate_runs
-from simulate.models import make_model
-from simulate.policies import ORDERS, POLICIES, order_code, policy_code
-from simulate.rng import beta_draw, policy_keys, uniform, uniform_py, users_keys
+from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.simulate.engine import simulate_runs
+from cascading_bandits.simulate.models import make_model
+from cascading_bandits.simulate.policies import ORDERS, POLICIES, order_code, policy_code
+from cascading_bandits.simulate.rng import beta_draw, policy_keys, uniform, uniform_py, users_keys
 
 STEPS = 1200
 INSTANCES = {

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from reference import reference_run
 
-from bounds.instance import b_lb
-from simulate.engine import GROUP_MIN, GROUP_MIN_RANKED, simulate_runs
-from simulate.models import make_model
-from simulate.policies import order_code, policy_code
-from simulate.rng import policy_keys, users_keys
+from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.simulate.engine import GROUP_MIN, GROUP_MIN_RANKED, simulate_runs
+from cascading_bandits.simulate.models import make_model
+from cascading_bandits.simulate.policies import order_code, policy_code
+from cascading_bandits.simulate.rng import policy_keys, users_keys
 
 L, K = 300, 4
 KLUCB_COMBOS = [

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from bounds.instance import b_lb
-from simulate import run_cell
-from simulate.engine import simulate_runs
-from simulate.experiments import b_lb_cell
-from simulate.models import make_model
-from simulate.policies import order_code, policy_code
-from simulate.rng import policy_keys, users_keys
-from simulate.sweep import cell_seed
+from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.simulate import run_cell
+from cascading_bandits.simulate.engine import simulate_runs
+from cascading_bandits.simulate.experiments import b_lb_cell
+from cascading_bandits.simulate.models import make_model
+from cascading_bandits.simulate.policies import order_code, policy_code
+from cascading_bandits.simulate.rng import policy_keys, users_keys
+from cascading_bandits.simulate.sweep import cell_seed
 
 W = tuple(b_lb(8, 2, 0.3, 0.15).weights)
 

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from simulate import run_cell
-from simulate.experiments import Cell, b_lb_cell
-from simulate.models import make_model
+from cascading_bandits.simulate import run_cell
+from cascading_bandits.simulate.experiments import Cell, b_lb_cell
+from cascading_bandits.simulate.models import make_model
 
 
 @pytest.mark.parametrize(

@@ -5,12 +5,12 @@ import json
 import numpy as np
 import pytest
 
-import simulate.sweep as sweep
-from reports.cli import main
-from simulate import run_cell
-from simulate.experiments import b_lb_cell
-from simulate.store import load_result, load_results, save_result
-from simulate.sweep import run_experiment
+import cascading_bandits.simulate.sweep as sweep
+from cascading_bandits.reports.cli import main
+from cascading_bandits.simulate import run_cell
+from cascading_bandits.simulate.experiments import b_lb_cell
+from cascading_bandits.simulate.store import load_result, load_results, save_result
+from cascading_bandits.simulate.sweep import run_experiment
 
 
 def _small():
@@ -61,7 +61,9 @@ def test_resume_computes_only_what_is_missing(tmp_path, monkeypatch):
 
 
 def test_serial_process_pool_and_dask_are_bit_identical(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    distributed = pytest.importorskip(
+        "distributed", reason="the optional 'dask' extra is not installed (CI installs it)"
+    )
     serial = run_experiment("dbn", tmp_path / "s", testing=True, workers=1, progress=False)
     pool = run_experiment("dbn", tmp_path / "p", testing=True, workers=2, progress=False)
     with distributed.LocalCluster(

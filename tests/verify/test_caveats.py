@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from bounds.peeling import ucb1_peeling_lhs, ucb1_peeling_rhs
-from verify import findings as C
-from verify.claims_appendix import bad_event_constant_shifted, printed_lp_optimum
-from verify.claims_discussion import (
+from cascading_bandits.bounds.peeling import ucb1_peeling_lhs, ucb1_peeling_rhs
+from cascading_bandits.verify import findings as C
+from cascading_bandits.verify.claims_appendix import bad_event_constant_shifted, printed_lp_optimum
+from cascading_bandits.verify.claims_discussion import (
     example_expected_discovery,
     example_expected_discovery_bruteforce,
     klucb_crossover,
@@ -65,13 +65,13 @@ def test_hoeffding_index_shift():
 
 
 def test_lemma2_integral_range():
-    from bounds.kl import kl_mp
+    from cascading_bandits.bounds.kl import kl_mp
 
     p, x = 0.2, 0.9
     with pytest.raises(ValueError):
         kl_mp(p, p + x)  # q = 1.1 is not a probability: the printed integral is undefined there
     # the corrected upper limit Delta_1 <= 1 - p gives a finite bound below the printed one
-    from verify.claims_peeling import integral_slack
+    from cascading_bandits.verify.claims_peeling import integral_slack
 
     slack, err = integral_slack(0.2, 0.1, 0.7)
     assert slack > err
@@ -85,7 +85,7 @@ def test_theorem3_small_n():
 
 
 def test_klucb_regime():
-    from bounds.discussion import klucb_below_ucb1_delta
+    from cascading_bandits.bounds.discussion import klucb_below_ucb1_delta
 
     for K in (2, 4, 8):
         d, lg = klucb_crossover(K)
@@ -113,7 +113,7 @@ def test_lemma1_independence():
 
 
 def test_lemma1_premise():
-    from bounds.lemma1 import lemma1_expectation, lemma1_terms, premise_holds
+    from cascading_bandits.bounds.lemma1 import lemma1_expectation, lemma1_terms, premise_holds
 
     cex = C.search_lemma1_premise()
     assert cex is not None and cex["sums_equal"]
@@ -132,7 +132,7 @@ def test_lemma1_premise():
 def test_lemma2_order():
     # no counterexample with unsorted p_k; and the reason: each term is below a signed integral
     assert C.search_lemma2_unsorted(seed=1, tries=1500) is None
-    from bounds.kl import kl_mp
+    from cascading_bandits.bounds.kl import kl_mp
 
     with mpmath.workdps(40):
         p = mpmath.mpf("0.1")
@@ -158,7 +158,7 @@ def test_theorem4_large_p():
 
 
 def test_gc_loglog_small_n():
-    from bounds.garivier_cappe import klucb_loglog_term
+    from cascading_bandits.bounds.garivier_cappe import klucb_loglog_term
 
     assert klucb_loglog_term(47) > 7 * math.log(math.log(47))
     assert klucb_loglog_term(48) <= 7 * math.log(math.log(48))
@@ -183,7 +183,7 @@ def test_theorem1_alpha():
 def test_initialization_regret():
     import itertools
 
-    from bounds.decomposition import conditional_regret
+    from cascading_bandits.bounds.decomposition import conditional_regret
 
     # B_LB(16, 2, 0.2, 0.15): 14 suboptimal items, each first once: 14 * 0.15 * 0.8
     w = [Fraction(1, 5)] * 2 + [Fraction(1, 20)] * 14

@@ -4,8 +4,8 @@ import mpmath
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bounds.kl import kl_mp
-from verify.certify import certify, kl_box
+from cascading_bandits.bounds.kl import kl_mp
+from cascading_bandits.verify.certify import certify, kl_box
 
 
 def test_certifies_true_inequality():

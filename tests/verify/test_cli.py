@@ -2,7 +2,7 @@
 
 import json
 
-from reports.cli import main
+from cascading_bandits.reports.cli import main
 
 
 def test_table_for_one_claim(capsys):
@@ -79,8 +79,8 @@ def test_list(capsys):
 
 
 def test_exit_1_when_a_claim_fails(capsys):
-    from verify.registry import _REGISTRY, claim
-    from verify.verdict import Outcome
+    from cascading_bandits.verify.registry import _REGISTRY, claim
+    from cascading_bandits.verify.verdict import Outcome
 
     @claim("test.cli_false", "nowhere", "always false", method="symbolic")
     def _f(ctx):

@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-import verify
-from verify.registry import Claim, claim, get_claim
-from verify.verdict import FAILS, HOLDS, METHODS, Outcome
+from cascading_bandits import verify
+from cascading_bandits.verify.registry import Claim, claim, get_claim
+from cascading_bandits.verify.verdict import FAILS, HOLDS, METHODS, Outcome
 
 CLAIMS = [c.id for c in verify.available_claims()]
 
@@ -90,7 +90,7 @@ def test_outcome_validates_status_and_method():
 
 
 def test_crashing_check_is_undecided_not_fails():
-    from verify.registry import _REGISTRY, safe_run
+    from cascading_bandits.verify.registry import _REGISTRY, safe_run
 
     @claim("test.crash", "nowhere", "a check that raises", method="symbolic")
     def _crash(ctx):
@@ -111,8 +111,8 @@ def test_run_all_subset_and_order():
 
 def test_failing_claim_reports_fails():
     """A false inequality registered as a claim must come out as 'fails' with a counterexample."""
-    from verify.checks import SlackTracker
-    from verify.registry import _REGISTRY
+    from cascading_bandits.verify.checks import SlackTracker
+    from cascading_bandits.verify.registry import _REGISTRY
 
     @claim("test.false", "nowhere", "x^2 >= x on [0, 2]", method="high-precision-sampling")
     def _false(ctx):

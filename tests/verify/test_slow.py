@@ -5,7 +5,7 @@ Same code paths as the default run (tests/verify/test_registry.py), on larger do
 
 import pytest
 
-from verify.registry import get_claim
+from cascading_bandits.verify.registry import get_claim
 
 
 @pytest.mark.slow
