@@ -1,0 +1,401 @@
+"""Falsification search over instances: where does a bound or a policy do worst?
+
+A search maximises an objective over cascade instances (the weights, for a fixed K and
+L) with a derivative-free global optimiser (``scipy.optimize.differential_evolution``),
+then re-measures the best instance on fresh runs and reports a confidence interval.
+
+Objectives (:data:`OBJECTIVES`)
+    ``ratio``  mean regret of policy A over mean regret of policy B at the horizon
+               (e.g. CascadeUCB1 over CascadeKL-UCB). Instances where B's mean regret is
+               below ``min_regret`` (default sqrt(n): no learning problem to speak of at
+               this horizon) score 0.
+    ``bound``  mean regret of policy A over its upper bound at the horizon (Theorem 2 for
+               ``cascade-ucb1``, Theorem 3 at the optimised eps for ``cascade-klucb``):
+               the instance where the bound is tightest.
+
+Instance families (:data:`FAMILIES`), each a map from the unit cube to weights in
+``[w_min, w_max]``:
+    ``free``       one coordinate per item (dimension L), w = w_min + (w_max - w_min) x;
+    ``two-level``  (a, b): K items of weight max(a, b) and L - K of weight min(a, b)
+                   (dimension 2; the shape of the paper's B_LB instances, at any level).
+
+Common random numbers: every candidate is simulated with the same users' and policy
+keys (spawned once from the root seed), so the difference between two candidates is not
+blurred by different user draws; both policies of a ratio face the same users too. The
+confirmation runs use keys spawned from a different child of the root seed, so the
+reported interval is not biased by the selection of the optimum on the search's noise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize, stats
+
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.instance import CascadeInstance
+from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound
+from cascading_bandits.simulate.engine import simulate_runs
+from cascading_bandits.simulate.models import make_model
+from cascading_bandits.simulate.policies import order_code, policy_code
+from cascading_bandits.simulate.runner import as_seed_sequence
+from cascading_bandits.simulate.rng import policy_keys
+
+__all__ = [
+    "OBJECTIVES",
+    "FAMILIES",
+    "SearchResult",
+    "search",
+    "family_weights",
+    "factor_against_K",
+]
+
+OBJECTIVES = ("ratio", "bound")
+FAMILIES = ("free", "two-level")
+#: policies whose upper bound the ``bound`` objective knows: name -> (bound, citation)
+_BOUNDS = {
+    "cascade-ucb1": (lambda inst, n: theorem2_bound(inst, n), "Theorem 2"),
+    "cascade-klucb": (lambda inst, n: theorem3_bound(inst, n), "Theorem 3 (optimised eps)"),
+}
+
+
+def family_weights(family: str, x, L: int, K: int, w_min: float, w_max: float) -> np.ndarray:
+    """Weights of the instance at point ``x`` of the unit cube, shape (L,), decreasing.
+
+    Parameters
+    ----------
+    family : {"free", "two-level"}
+    x : array_like, shape (L,) for "free", (2,) for "two-level"; entries in [0, 1]
+    L, K : int
+    w_min, w_max : float
+        The weights' range, ``0 <= w_min < w_max <= 1``.
+    """
+    V.choice("family", family, FAMILIES)
+    x = np.asarray(x, dtype=float)
+    dim = L if family == "free" else 2
+    if x.shape != (dim,):
+        raise ValueError(f"x must have shape ({dim},) for family {family!r}, got {x.shape}")
+    if not np.all((x >= 0) & (x <= 1)):
+        raise ValueError("x must lie in the unit cube [0, 1]^d")
+    v = w_min + (w_max - w_min) * x
+    if family == "free":
+        w = v
+    else:
+        w = np.concatenate([np.full(K, v.max()), np.full(L - K, v.min())])
+    return np.sort(w)[::-1].copy()
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The best instance a search found and its re-measurement on fresh runs.
+
+    Attributes
+    ----------
+    weights : tuple of float, shape (L,), decreasing
+    K : int
+    objective : str
+        ``"ratio"`` or ``"bound"``.
+    policies : tuple of str
+        (A, B) for a ratio, (A,) for a bound.
+    search_value : float
+        The objective at the optimum during the search (selected on the search's noise,
+        hence biased upwards).
+    value, ci_low, ci_high : float
+        The objective re-measured on ``confirm_runs`` fresh runs and its confidence
+        interval (``confidence``; a paired BCa bootstrap for a ratio, a t interval
+        divided by the bound for a bound).
+    mean_regret : dict
+        Policy -> mean regret on the fresh runs at ``confirm_horizon``.
+    bound : float or None
+        The upper bound at ``confirm_horizon`` (``bound`` objective only).
+    evaluations : int
+        Candidates simulated by the optimiser.
+    settings : dict
+        Everything needed to reproduce the search (seed, horizons, runs, family, ranges).
+    """
+
+    weights: tuple
+    K: int
+    objective: str
+    policies: tuple
+    search_value: float
+    value: float
+    ci_low: float
+    ci_high: float
+    mean_regret: dict
+    bound: float | None
+    evaluations: int
+    settings: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """JSON-able (finite floats only; an undefined number is None)."""
+
+        def clean(v):
+            if isinstance(v, float) and not math.isfinite(v):
+                return None
+            if isinstance(v, dict):
+                return {k: clean(u) for k, u in v.items()}
+            if isinstance(v, (list, tuple)):
+                return [clean(u) for u in v]
+            return v
+
+        return clean(
+            {
+                "weights": [float(w) for w in self.weights],
+                "L": len(self.weights),
+                "K": self.K,
+                "objective": self.objective,
+                "policies": list(self.policies),
+                "search_value": self.search_value,
+                "value": self.value,
+                "ci_low": self.ci_low,
+                "ci_high": self.ci_high,
+                "mean_regret": dict(self.mean_regret),
+                "bound": self.bound,
+                "evaluations": self.evaluations,
+                "settings": dict(self.settings),
+            }
+        )
+
+
+def _regret_runs(weights, K, policy, order, horizon, ukeys, pkeys, threads):
+    """Regret at the horizon of each run, shape (runs,), on the given keys (one engine call)."""
+    model = make_model("cascade", tuple(weights), K)
+    cp = np.array([horizon], dtype=np.int64)
+    regret, _ = simulate_runs(
+        model,
+        policy_code(policy),
+        order_code(order, policy),
+        horizon,
+        3.0,
+        ukeys,
+        pkeys,
+        cp,
+        threads=threads,
+    )
+    return regret[:, -1]
+
+
+def _keys(ss: np.random.SeedSequence, runs: int):
+    """Users' and policy keys for ``runs`` runs from one child of the root seed."""
+    users, pol = ss.spawn(2)
+    return policy_keys(users, runs), policy_keys(pol, runs)
+
+
+def search(
+    objective: str,
+    policies,
+    *,
+    L: int,
+    K: int,
+    family: str = "free",
+    w_min: float = 0.0,
+    w_max: float = 1.0,
+    order: str = "best-first",
+    horizon: int = 10_000,
+    runs: int = 4,
+    maxiter: int = 20,
+    popsize: int = 8,
+    seed=0,
+    confirm_runs: int = 20,
+    confirm_horizon: int | None = None,
+    confidence: float = 0.95,
+    min_regret: float | None = None,
+    threads: int | None = None,
+) -> SearchResult:
+    """Maximise ``objective`` over instances; re-measure the optimum on fresh runs.
+
+    Parameters
+    ----------
+    objective : {"ratio", "bound"}
+    policies : sequence of str
+        (A, B) for ``ratio`` (A's regret over B's); (A,) for ``bound``, A one of
+        ``cascade-ucb1`` (Theorem 2) or ``cascade-klucb`` (Theorem 3).
+    L, K : int
+        Items and list length, ``1 <= K < L``.
+    family : {"free", "two-level"}
+        How a point of the unit cube maps to weights (:func:`family_weights`).
+    w_min, w_max : float
+        Range of every weight, ``0 <= w_min < w_max <= 1``.
+    order : {"best-first", "worst-first"}
+    horizon, runs : int
+        Steps and runs per candidate during the search.
+    maxiter, popsize : int
+        Differential evolution's generations and population multiplier (the population
+        is ``popsize * dimension``).
+    seed : int or SeedSequence
+        Root seed: child 0 drives the optimiser, child 1 the search's common random
+        numbers, child 2 the confirmation runs.
+    confirm_runs, confirm_horizon : int
+        Fresh runs and their horizon for the reported value (horizon default: ``horizon``).
+    confidence : float in (0, 1)
+    min_regret : float >= 0, optional
+        A ``ratio`` candidate whose mean B regret is below this scores 0: a ratio of two
+        regrets that are both tiny (an instance with nothing to learn at this horizon) is
+        noise, not an effect. Default ``sqrt(horizon)``, the order of the gap-free rate.
+    threads : int, optional
+        numba threads over runs (results do not depend on it).
+
+    Returns
+    -------
+    SearchResult
+    """
+    V.choice("objective", objective, OBJECTIVES)
+    V.choice("family", family, FAMILIES)
+    policies = tuple(policies)
+    if objective == "ratio" and len(policies) != 2:
+        raise ValueError(f"objective 'ratio' needs two policies (A, B), got {list(policies)}")
+    if objective == "bound":
+        if len(policies) != 1:
+            raise ValueError(f"objective 'bound' needs one policy, got {list(policies)}")
+        if policies[0] not in _BOUNDS:
+            raise ValueError(
+                f"objective 'bound' knows the bounds of {sorted(_BOUNDS)}, got {policies[0]!r}"
+            )
+    for p in policies:
+        order_code(order, p)  # validates both names
+    K = V.positive_int("K", K)
+    L = V.positive_int("L", L, minimum=2)
+    if K >= L:
+        raise ValueError(f"K must be < L (a search needs suboptimal items), got K={K}, L={L}")
+    w_min = V.probability("w_min", w_min)
+    w_max = V.probability("w_max", w_max)
+    if not w_min < w_max:
+        raise ValueError(f"w_min must be < w_max, got {w_min} and {w_max}")
+    horizon = V.positive_int("horizon", horizon)
+    runs = V.positive_int("runs", runs)
+    maxiter = V.positive_int("maxiter", maxiter)
+    popsize = V.positive_int("popsize", popsize)
+    confirm_runs = V.positive_int("confirm_runs", confirm_runs, minimum=2)
+    confirm_horizon = horizon if confirm_horizon is None else confirm_horizon
+    confirm_horizon = V.positive_int("confirm_horizon", confirm_horizon)
+    confidence = V.probability("confidence", confidence, open_low=True, open_high=True)
+    if min_regret is None:
+        min_regret = math.sqrt(horizon)
+    min_regret = V.positive_real("min_regret", min_regret, allow_zero=True)
+    ss = as_seed_sequence(seed)
+    s_opt, s_crn, s_confirm = ss.spawn(3)
+    uk, pk = _keys(s_crn, runs)
+    dim = L if family == "free" else 2
+    evaluations = 0
+
+    def value(w, n, ukeys, pkeys):
+        a = _regret_runs(w, K, policies[0], order, n, ukeys, pkeys, threads)
+        if objective == "ratio":
+            b = _regret_runs(w, K, policies[1], order, n, ukeys, pkeys, threads)
+            return a, b
+        return a, None
+
+    def score(x):
+        nonlocal evaluations
+        evaluations += 1
+        w = family_weights(family, x, L, K, w_min, w_max)
+        a, b = value(w, horizon, uk, pk)
+        if objective == "ratio":
+            mb = b.mean()
+            return -(a.mean() / mb) if mb >= min_regret else 0.0
+        bnd = _BOUNDS[policies[0]][0](CascadeInstance(tuple(w), K), horizon)
+        return -(a.mean() / bnd) if bnd > 0 else 0.0
+
+    res = optimize.differential_evolution(
+        score,
+        [(0.0, 1.0)] * dim,
+        maxiter=maxiter,
+        popsize=popsize,
+        seed=np.random.default_rng(s_opt),
+        polish=False,
+        init="sobol",
+        updating="immediate",
+        tol=0.0,
+    )
+    w_best = family_weights(family, np.clip(res.x, 0.0, 1.0), L, K, w_min, w_max)
+    cu, cpk = _keys(s_confirm, confirm_runs)
+    a, b = value(w_best, confirm_horizon, cu, cpk)
+    means = {policies[0]: float(a.mean())}
+    bound = None
+    if objective == "ratio":
+        means[policies[1]] = float(b.mean())
+        val = float(a.mean() / b.mean()) if b.mean() > 0 else math.inf
+        if b.mean() > 0 and np.ptp(a / np.maximum(b, 1e-300)) > 0:
+            ci = stats.bootstrap(
+                (a, b),
+                lambda x, y, axis=-1: x.mean(axis=axis) / y.mean(axis=axis),
+                paired=True,
+                vectorized=True,
+                confidence_level=confidence,
+                n_resamples=4999,
+                method="BCa",
+                rng=np.random.default_rng(s_confirm.spawn(1)[0]),
+            ).confidence_interval
+            lo, hi = float(ci.low), float(ci.high)
+        else:
+            lo = hi = val
+    else:
+        bound = float(_BOUNDS[policies[0]][0](CascadeInstance(tuple(w_best), K), confirm_horizon))
+        val = float(a.mean() / bound)
+        se = a.std(ddof=1) / math.sqrt(a.size)
+        q = stats.t.ppf(0.5 + confidence / 2, a.size - 1)
+        lo, hi = (a.mean() - q * se) / bound, (a.mean() + q * se) / bound
+    return SearchResult(
+        weights=tuple(float(w) for w in w_best),
+        K=K,
+        objective=objective,
+        policies=policies,
+        search_value=float(-res.fun),
+        value=val,
+        ci_low=float(lo),
+        ci_high=float(hi),
+        mean_regret=means,
+        bound=bound,
+        evaluations=evaluations,
+        settings={
+            "family": family,
+            "L": L,
+            "w_min": w_min,
+            "w_max": w_max,
+            "order": order,
+            "horizon": horizon,
+            "runs": runs,
+            "maxiter": maxiter,
+            "popsize": popsize,
+            "confirm_runs": confirm_runs,
+            "confirm_horizon": confirm_horizon,
+            "confidence": confidence,
+            "min_regret": min_regret,
+            "seed_entropy": str(ss.entropy),
+            "seed_spawn_key": [int(k) for k in ss.spawn_key],
+            "optimiser": "scipy.optimize.differential_evolution (sobol init, no polish)",
+        },
+    )
+
+
+def factor_against_K(Ks, policies=("cascade-ucb1", "cascade-klucb"), *, L_per_K=4, **kw):
+    """Run a ``ratio`` search for each K and fit the growth of the factor with K.
+
+    Parameters
+    ----------
+    Ks : sequence of int
+        List lengths, e.g. (2, 4, 8, 16).
+    policies : (A, B)
+    L_per_K : int >= 2
+        Items per list slot: each search uses ``L = L_per_K * K``.
+    **kw
+        Passed to :func:`search` (family, horizon, runs, seed, ...). Every K uses the same
+        root seed.
+
+    Returns
+    -------
+    results : list of SearchResult, one per K
+    slope : float
+        Least-squares slope of log(factor) against log(K) over the re-measured factors
+        (0.5 is sqrt(K) growth).
+    """
+    Ks = [V.positive_int("K", k) for k in Ks]
+    if len(Ks) < 2:
+        raise ValueError(f"Ks needs at least two list lengths, got {Ks}")
+    L_per_K = V.positive_int("L_per_K", L_per_K, minimum=2)
+    results = [search("ratio", policies, L=L_per_K * k, K=k, **kw) for k in Ks]
+    slope = float(np.polyfit(np.log(Ks), np.log([r.value for r in results]), 1)[0])
+    return results, slope
