@@ -255,7 +255,8 @@ def search(
                 f"objective 'bound' knows the bounds of {sorted(_BOUNDS)}, got {policies[0]!r}"
             )
     for p in policies:
-        order_code(order, p)  # validates both names
+        policy_code(p)  # validates the name
+        order_code(order, p)
     K = V.positive_int("K", K)
     L = V.positive_int("L", L, minimum=2)
     if K >= L:
@@ -388,14 +389,16 @@ def factor_against_K(Ks, policies=("cascade-ucb1", "cascade-klucb"), *, L_per_K=
     Returns
     -------
     results : list of SearchResult, one per K
-    slope : float
+    slope : float or None
         Least-squares slope of log(factor) against log(K) over the re-measured factors
-        (0.5 is sqrt(K) growth).
+        (0.5 is sqrt(K) growth); None if a factor is not a positive finite number.
     """
     Ks = [V.positive_int("K", k) for k in Ks]
     if len(Ks) < 2:
         raise ValueError(f"Ks needs at least two list lengths, got {Ks}")
     L_per_K = V.positive_int("L_per_K", L_per_K, minimum=2)
     results = [search("ratio", policies, L=L_per_K * k, K=k, **kw) for k in Ks]
-    slope = float(np.polyfit(np.log(Ks), np.log([r.value for r in results]), 1)[0])
-    return results, slope
+    vals = np.array([r.value for r in results])
+    if not np.all(np.isfinite(vals) & (vals > 0)):
+        return results, None
+    return results, float(np.polyfit(np.log(Ks), np.log(vals), 1)[0])
