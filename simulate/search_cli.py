@@ -65,7 +65,9 @@ def run(args) -> int:
     try:
         Ks = [int(k) for k in args.K.split(",") if k.strip()]
     except ValueError:
-        raise ValueError(f"--K must be an integer or comma-separated integers, got {args.K!r}")
+        raise ValueError(
+            f"--K must be an integer or comma-separated integers, got {args.K!r}"
+        ) from None
     if not Ks:
         raise ValueError("--K must name at least one list length")
     if args.policy is None:
