@@ -40,8 +40,8 @@ from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.models import make_model
 from cascading_bandits.simulate.policies import order_code, policy_code
-from cascading_bandits.simulate.runner import as_seed_sequence
 from cascading_bandits.simulate.rng import policy_keys
+from cascading_bandits.simulate.runner import as_seed_sequence
 
 __all__ = [
     "OBJECTIVES",
