@@ -12,6 +12,9 @@ Objectives (:data:`OBJECTIVES`)
     ``bound``  mean regret of policy A over its upper bound at the horizon (Theorem 2 for
                ``cascade-ucb1``, Theorem 3 at the optimised eps for ``cascade-klucb``):
                the instance where the bound is tightest.
+    ``regret`` mean regret of policy A at the horizon: the worst instance found, an
+               empirical lower estimate of A's minimax regret at n (to set against the
+               gap-free rates sqrt(nL) and sqrt(nLK)).
 
 Instance families (:data:`FAMILIES`), each a map from the unit cube to weights in
 ``[w_min, w_max]``:
@@ -52,7 +55,7 @@ __all__ = [
     "factor_against_K",
 ]
 
-OBJECTIVES = ("ratio", "bound")
+OBJECTIVES = ("ratio", "bound", "regret")
 FAMILIES = ("free", "two-level")
 #: policies whose upper bound the ``bound`` objective knows: name -> (bound, citation)
 _BOUNDS = {
@@ -105,7 +108,7 @@ class SearchResult:
     value, ci_low, ci_high : float
         The objective re-measured on ``confirm_runs`` fresh runs and its confidence
         interval (``confidence``; a paired BCa bootstrap for a ratio, a t interval
-        divided by the bound for a bound).
+        otherwise, divided by the bound for a bound).
     mean_regret : dict
         Policy -> mean regret on the fresh runs at ``confirm_horizon``.
     bound : float or None
@@ -209,10 +212,10 @@ def search(
 
     Parameters
     ----------
-    objective : {"ratio", "bound"}
+    objective : {"ratio", "bound", "regret"}
     policies : sequence of str
-        (A, B) for ``ratio`` (A's regret over B's); (A,) for ``bound``, A one of
-        ``cascade-ucb1`` (Theorem 2) or ``cascade-klucb`` (Theorem 3).
+        (A, B) for ``ratio`` (A's regret over B's); (A,) for ``regret``; (A,) for
+        ``bound``, A one of ``cascade-ucb1`` (Theorem 2) or ``cascade-klucb`` (Theorem 3).
     L, K : int
         Items and list length, ``1 <= K < L``.
     family : {"free", "two-level"}
@@ -247,6 +250,8 @@ def search(
     policies = tuple(policies)
     if objective == "ratio" and len(policies) != 2:
         raise ValueError(f"objective 'ratio' needs two policies (A, B), got {list(policies)}")
+    if objective == "regret" and len(policies) != 1:
+        raise ValueError(f"objective 'regret' needs one policy, got {list(policies)}")
     if objective == "bound":
         if len(policies) != 1:
             raise ValueError(f"objective 'bound' needs one policy, got {list(policies)}")
@@ -297,6 +302,8 @@ def search(
         if objective == "ratio":
             mb = b.mean()
             return -(a.mean() / mb) if mb >= min_regret else 0.0
+        if objective == "regret":
+            return -a.mean()
         bnd = _BOUNDS[policies[0]][0](CascadeInstance(tuple(w), K), horizon)
         return -(a.mean() / bnd) if bnd > 0 else 0.0
 
@@ -334,11 +341,15 @@ def search(
         else:
             lo = hi = val
     else:
-        bound = float(_BOUNDS[policies[0]][0](CascadeInstance(tuple(w_best), K), confirm_horizon))
-        val = float(a.mean() / bound)
+        scale = 1.0
+        if objective == "bound":
+            inst = CascadeInstance(tuple(w_best), K)
+            bound = float(_BOUNDS[policies[0]][0](inst, confirm_horizon))
+            scale = bound
+        val = float(a.mean() / scale)
         se = a.std(ddof=1) / math.sqrt(a.size)
         q = stats.t.ppf(0.5 + confidence / 2, a.size - 1)
-        lo, hi = (a.mean() - q * se) / bound, (a.mean() + q * se) / bound
+        lo, hi = (a.mean() - q * se) / scale, (a.mean() + q * se) / scale
     return SearchResult(
         weights=tuple(float(w) for w in w_best),
         K=K,

@@ -23,12 +23,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
     p.add_argument(
-        "--objective", default="ratio", help="ratio (A's regret / B's) or bound (A's / its bound)"
+        "--objective",
+        default="ratio",
+        help="ratio (A's regret / B's), bound (A's regret / its bound) or regret (A's regret)",
     )
     p.add_argument(
         "--policy",
         default=None,
-        help="A,B for ratio (default cascade-ucb1,cascade-klucb); A for bound "
+        help="A,B for ratio (default cascade-ucb1,cascade-klucb); A for regret; A for bound "
         "(cascade-ucb1 or cascade-klucb)",
     )
     p.add_argument("--K", default="2", help="list length, or a comma-separated list of them")
@@ -110,7 +112,11 @@ def run(args) -> int:
         return 0
     for r in results:
         d = r.to_dict()
-        what = " / ".join(r.policies) if r.objective == "ratio" else f"{r.policies[0]} / bound"
+        what = {
+            "ratio": " / ".join(r.policies),
+            "bound": f"{r.policies[0]} / bound",
+            "regret": f"regret of {r.policies[0]}",
+        }[r.objective]
         print(
             f"K={r.K} L={d['L']}: {what} = {r.value:.3f} "
             f"[{r.ci_low:.3f}, {r.ci_high:.3f}] ({int(100 * d['settings']['confidence'])}% CI, "

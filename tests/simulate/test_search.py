@@ -82,6 +82,14 @@ def test_bound_objective_is_mean_regret_over_theorem2():
     assert 0 < r.value < 1  # Theorem 2 holds on the optimum found
 
 
+def test_regret_objective_reports_the_fresh_mean_regret():
+    r = search("regret", ["cascade-ucb1"], L=4, K=2, **TINY)
+    assert r.value == r.mean_regret["cascade-ucb1"] > 0
+    assert r.ci_low < r.value < r.ci_high
+    with pytest.raises(ValueError, match="one policy"):
+        search("regret", ["cascade-ucb1", "cascade-klucb"], L=4, K=2, **TINY)
+
+
 def test_factor_against_K_returns_one_result_per_K_and_a_slope():
     kw = TINY | dict(horizon=2000)
     results, slope = factor_against_K([2, 3], L_per_K=2, family="two-level", min_regret=5.0, **kw)
