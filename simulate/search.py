@@ -383,7 +383,7 @@ def search(
     )
 
 
-def factor_against_K(Ks, policies=("cascade-ucb1", "cascade-klucb"), *, L_per_K=4, **kw):
+def factor_against_K(Ks, policies=("cascade-ucb1", "cascade-klucb"), *, L=None, L_per_K=4, **kw):
     """Run a ``ratio`` search for each K and fit the growth of the factor with K.
 
     Parameters
@@ -391,8 +391,10 @@ def factor_against_K(Ks, policies=("cascade-ucb1", "cascade-klucb"), *, L_per_K=
     Ks : sequence of int
         List lengths, e.g. (2, 4, 8, 16).
     policies : (A, B)
+    L : int, optional
+        The same number of items for every K (isolates the effect of K); must exceed max K.
     L_per_K : int >= 2
-        Items per list slot: each search uses ``L = L_per_K * K``.
+        Otherwise, items per list slot: each search uses ``L = L_per_K * K``.
     **kw
         Passed to :func:`search` (family, horizon, runs, seed, ...). Every K uses the same
         root seed.
@@ -407,8 +409,12 @@ def factor_against_K(Ks, policies=("cascade-ucb1", "cascade-klucb"), *, L_per_K=
     Ks = [V.positive_int("K", k) for k in Ks]
     if len(Ks) < 2:
         raise ValueError(f"Ks needs at least two list lengths, got {Ks}")
-    L_per_K = V.positive_int("L_per_K", L_per_K, minimum=2)
-    results = [search("ratio", policies, L=L_per_K * k, K=k, **kw) for k in Ks]
+    if L is None:
+        L_per_K = V.positive_int("L_per_K", L_per_K, minimum=2)
+        sizes = [L_per_K * k for k in Ks]
+    else:
+        sizes = [V.positive_int("L", L)] * len(Ks)
+    results = [search("ratio", policies, L=n, K=k, **kw) for n, k in zip(sizes, Ks, strict=True)]
     vals = np.array([r.value for r in results])
     if not np.all(np.isfinite(vals) & (vals > 0)):
         return results, None

@@ -34,8 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(cascade-ucb1 or cascade-klucb)",
     )
     p.add_argument("--K", default="2", help="list length, or a comma-separated list of them")
-    p.add_argument("--L", type=int, default=None, help="number of items (one K)")
-    p.add_argument("--L-per-K", type=int, default=None, help="L = this times K (several K)")
+    p.add_argument("--L", type=int, default=None, help="number of items (default 4K)")
+    p.add_argument("--L-per-K", type=int, default=None, help="L = this times K (default 4)")
     p.add_argument("--family", default="free", help="free (one weight per item) or two-level")
     p.add_argument("--w-min", type=float, default=0.0, help="smallest weight (default 0)")
     p.add_argument("--w-max", type=float, default=1.0, help="largest weight (default 1)")
@@ -93,9 +93,9 @@ def run(args) -> int:
     if len(Ks) > 1:
         if args.objective != "ratio":
             raise ValueError("several --K values are for --objective ratio (the factor against K)")
-        if args.L is not None:
-            raise ValueError("with several --K give --L-per-K, not --L")
-        results, slope = factor_against_K(Ks, pols, L_per_K=args.L_per_K or 4, **kw)
+        if args.L is not None and args.L_per_K is not None:
+            raise ValueError("give --L (the same L for every K) or --L-per-K, not both")
+        results, slope = factor_against_K(Ks, pols, L=args.L, L_per_K=args.L_per_K or 4, **kw)
         doc = {
             "results": [r.to_dict() for r in results],
             "slope_log_factor_vs_log_K": slope,

@@ -95,6 +95,8 @@ def test_factor_against_K_returns_one_result_per_K_and_a_slope():
     results, slope = factor_against_K([2, 3], L_per_K=2, family="two-level", min_regret=5.0, **kw)
     assert [r.K for r in results] == [2, 3]
     assert [len(r.weights) for r in results] == [4, 6]
+    same_L, _ = factor_against_K([2, 3], L=5, family="two-level", min_regret=5.0, **kw)
+    assert [len(r.weights) for r in same_L] == [5, 5]
     expect = np.polyfit(np.log([2, 3]), np.log([r.value for r in results]), 1)[0]
     assert slope == pytest.approx(expect)
 
