@@ -53,6 +53,7 @@ __all__ = [
     "search",
     "family_weights",
     "factor_against_K",
+    "worst_regret_curve",
 ]
 
 OBJECTIVES = ("ratio", "bound", "regret")
@@ -419,3 +420,33 @@ def factor_against_K(Ks, policies=("cascade-ucb1", "cascade-klucb"), *, L=None, 
     if not np.all(np.isfinite(vals) & (vals > 0)):
         return results, None
     return results, float(np.polyfit(np.log(Ks), np.log(vals), 1)[0])
+
+
+def worst_regret_curve(policies, horizons, *, L: int, K: int, **kw):
+    """The worst regret found over instances at each horizon, per policy.
+
+    Parameters
+    ----------
+    policies : sequence of str
+    horizons : sequence of int
+        Each horizon gets its own ``regret`` search (searched and re-measured at that n).
+    L, K : int
+    **kw
+        Passed to :func:`search` (family, runs, maxiter, seed, ...); ``horizon`` and
+        ``confirm_horizon`` are set per point.
+
+    Returns
+    -------
+    dict
+        policy -> list of SearchResult, one per horizon (same order as ``horizons``).
+    """
+    hs = [V.positive_int("horizons", h) for h in horizons]
+    if not hs:
+        raise ValueError("horizons must hold at least one horizon")
+    for k in ("horizon", "confirm_horizon"):
+        if k in kw:
+            raise ValueError(f"{k} is set per point by worst_regret_curve; pass horizons")
+    return {
+        p: [search("regret", [p], L=L, K=K, horizon=h, confirm_horizon=h, **kw) for h in hs]
+        for p in policies
+    }

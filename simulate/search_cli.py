@@ -8,6 +8,12 @@ Examples::
     cascading search --objective ratio --K 2,4,8,16 --L-per-K 4 --json
     # the instance where Theorem 2 is tightest (regret / bound largest)
     cascading search --objective bound --policy cascade-ucb1 --K 2 --L 8
+    # the worst regret found at several horizons, beside sqrt(nL) and sqrt(nLK)
+    cascading search --objective regret --policy cascade-ucb1,cascade-klucb --K 4 --L 16 \
+        --horizon 1e3,1e4,1e5 --out worst
+
+With --out DIR the results go to DIR/search.json and the figure to DIR/search.png and
+.pdf; existing files there are never replaced.
 """
 
 from __future__ import annotations
@@ -40,7 +46,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--w-min", type=float, default=0.0, help="smallest weight (default 0)")
     p.add_argument("--w-max", type=float, default=1.0, help="largest weight (default 1)")
     p.add_argument("--order", default="best-first", help="best-first (default) or worst-first")
-    p.add_argument("--horizon", type=float, default=1e4, help="steps per candidate (1e4)")
+    p.add_argument(
+        "--horizon",
+        default="1e4",
+        help="steps per candidate (1e4); for regret, a comma-separated list of horizons",
+    )
     p.add_argument("--runs", type=int, default=4, help="runs per candidate (default 4)")
     p.add_argument("--maxiter", type=int, default=20, help="optimiser generations (default 20)")
     p.add_argument("--popsize", type=int, default=8, help="population per dimension (default 8)")
@@ -51,6 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-regret", type=float, default=None, help="ratio: B's floor (sqrt(n))")
     p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--out", default=None, help="directory for search.json and the figure")
 
 
 def _int(name, x):
@@ -61,8 +72,52 @@ def _int(name, x):
     return int(x)
 
 
+def _horizons(text):
+    try:
+        hs = [float(x) for x in str(text).split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(
+            f"--horizon must be a number or comma-separated numbers, got {text!r}"
+        ) from None
+    if not hs:
+        raise ValueError("--horizon must hold at least one horizon")
+    return [_int("horizon", h) for h in hs]
+
+
+def _outputs(out):
+    """The files --out will write, refused up front if any exists (nothing is replaced)."""
+    from pathlib import Path
+
+    if out is None:
+        return None
+    if not str(out).strip():
+        raise ValueError("--out must be a directory name, got an empty string")
+    d = Path(out).expanduser().resolve()
+    if d.exists() and not d.is_dir():
+        raise ValueError(f"--out {d} exists and is not a directory")
+    files = [d / "search.json", d / "search.png", d / "search.pdf"]
+    for f in files:
+        if f.exists():
+            raise ValueError(f"{f} already exists; choose another --out (nothing is replaced)")
+    return d
+
+
+def _write(d, doc, fig):
+    import os
+
+    d.mkdir(parents=True, exist_ok=True)
+    for name, write in (
+        ("search.json", lambda p: p.write_text(json.dumps(doc, indent=1, allow_nan=False))),
+        ("search.png", lambda p: fig.savefig(p, dpi=200, bbox_inches="tight", format="png")),
+        ("search.pdf", lambda p: fig.savefig(p, bbox_inches="tight", format="pdf")),
+    ):
+        tmp = d / f".{name}.tmp"
+        write(tmp)
+        os.replace(tmp, d / name)
+
+
 def run(args) -> int:
-    from cascading_bandits.simulate.search import factor_against_K, search
+    from cascading_bandits.simulate.search import factor_against_K, search, worst_regret_curve
 
     try:
         Ks = [int(k) for k in args.K.split(",") if k.strip()]
@@ -73,15 +128,19 @@ def run(args) -> int:
     if not Ks:
         raise ValueError("--K must name at least one list length")
     if args.policy is None:
-        pols = ["cascade-ucb1", "cascade-klucb"] if args.objective == "ratio" else []
+        pols = ["cascade-ucb1", "cascade-klucb"] if args.objective != "bound" else []
     else:
         pols = [x.strip() for x in args.policy.split(",") if x.strip()]
+    out = _outputs(args.out)
+    hs = _horizons(args.horizon)
+    if len(hs) > 1 and args.objective != "regret":
+        raise ValueError("several --horizon values are for --objective regret")
     kw = dict(
         family=args.family,
         w_min=args.w_min,
         w_max=args.w_max,
         order=args.order,
-        horizon=_int("horizon", args.horizon),
+        horizon=hs[0],
         runs=args.runs,
         maxiter=args.maxiter,
         popsize=args.popsize,
@@ -90,7 +149,26 @@ def run(args) -> int:
         confirm_horizon=_int("confirm-horizon", args.confirm_horizon),
         min_regret=args.min_regret,
     )
-    if len(Ks) > 1:
+    fig = None
+    if args.objective == "regret":
+        if len(Ks) > 1:
+            raise ValueError("--objective regret takes one --K")
+        if args.confirm_horizon is not None:
+            raise ValueError(
+                "--objective regret re-measures at each --horizon; no --confirm-horizon"
+            )
+        L = args.L if args.L is not None else (args.L_per_K or 4) * Ks[0]
+        kw.pop("horizon")
+        kw.pop("confirm_horizon")
+        curves = worst_regret_curve(pols, hs, L=L, K=Ks[0], **kw)
+        results = [r for res in curves.values() for r in res]
+        slope = None
+        doc = {"results": [r.to_dict() for r in results], "L": L, "K": Ks[0]}
+        if out is not None:
+            from cascading_bandits.reports.search_figures import worst_regret_figure
+
+            fig = worst_regret_figure(curves, L=L, K=Ks[0])
+    elif len(Ks) > 1:
         if args.objective != "ratio":
             raise ValueError("several --K values are for --objective ratio (the factor against K)")
         if args.L is not None and args.L_per_K is not None:
@@ -100,6 +178,10 @@ def run(args) -> int:
             "results": [r.to_dict() for r in results],
             "slope_log_factor_vs_log_K": slope,
         }
+        if out is not None:
+            from cascading_bandits.reports.search_figures import factor_against_K_figure
+
+            fig = factor_against_K_figure(results)
     else:
         if args.L_per_K is not None and args.L is not None:
             raise ValueError("give --L or --L-per-K, not both")
@@ -107,6 +189,8 @@ def run(args) -> int:
         results = [search(args.objective, pols, L=L, K=Ks[0], **kw)]
         slope = None
         doc = {"results": [results[0].to_dict()]}
+    if out is not None:
+        _write(out, doc, fig)
     if args.json:
         print(json.dumps(doc, indent=1, allow_nan=False))
         return 0
@@ -118,7 +202,7 @@ def run(args) -> int:
             "regret": f"regret of {r.policies[0]}",
         }[r.objective]
         print(
-            f"K={r.K} L={d['L']}: {what} = {r.value:.3f} "
+            f"K={r.K} L={d['L']} n={d['settings']['confirm_horizon']}: {what} = {r.value:.3f} "
             f"[{r.ci_low:.3f}, {r.ci_high:.3f}] ({int(100 * d['settings']['confidence'])}% CI, "
             f"{d['settings']['confirm_runs']} fresh runs; search value {r.search_value:.3f}, "
             f"{r.evaluations} candidates)"
@@ -130,4 +214,8 @@ def run(args) -> int:
             print(f"  bound: {r.bound:.1f}")
     if slope is not None:
         print(f"slope of log(factor) against log(K): {slope:.3f} (sqrt(K) growth is 0.5)")
+    if out is not None:
+        print(
+            f"written: {out / 'search.json'}" + (f" and {out / 'search.png'}, .pdf" if fig else "")
+        )
     return 0

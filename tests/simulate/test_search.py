@@ -115,3 +115,38 @@ def test_cli_search_json(capsys):
     doc = json.loads(capsys.readouterr().out)
     (res,) = doc["results"]
     assert res["K"] == 2 and res["L"] == 4 and res["policies"] == ["cascade-ucb1", "cascade-klucb"]
+
+
+def test_cli_regret_curve_writes_json_and_figure_and_never_replaces(tmp_path, capsys):
+    out = tmp_path / "worst"
+    argv = ["search", "--objective", "regret", "--policy", "cascade-ucb1,cascade-klucb"]
+    argv += ["--K", "2", "--L", "4", "--horizon", "200,400", "--runs", "2", "--maxiter", "1"]
+    argv += ["--popsize", "2", "--confirm-runs", "3", "--family", "two-level", "--out", str(out)]
+    assert main(argv) == 0
+    doc = json.loads((out / "search.json").read_text())
+    got = sorted((r["policies"][0], r["settings"]["confirm_horizon"]) for r in doc["results"])
+    assert got == [
+        ("cascade-klucb", 200),
+        ("cascade-klucb", 400),
+        ("cascade-ucb1", 200),
+        ("cascade-ucb1", 400),
+    ]
+    assert (out / "search.png").stat().st_size > 0 and (out / "search.pdf").stat().st_size > 0
+    before = (out / "search.json").read_bytes()
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert (out / "search.json").read_bytes() == before
+
+
+def test_factor_figure_has_the_sqrt_K_reference():
+    from cascading_bandits.reports.search_figures import factor_against_K_figure
+
+    kw = TINY | dict(horizon=2000)
+    results, _ = factor_against_K([2, 4], L=6, family="two-level", min_regret=5.0, **kw)
+    fig = factor_against_K_figure(results)
+    (ax,) = fig.axes
+    ref = [ln for ln in ax.get_lines() if "sqrt" in ln.get_label()]
+    assert len(ref) == 1
+    y = ref[0].get_ydata()
+    assert y[1] / y[0] == pytest.approx(np.sqrt(2))
