@@ -40,7 +40,15 @@ from cascading_bandits.simulate.experiments import Cell, default_checkpoints
 from cascading_bandits.simulate.results import CellResult
 from cascading_bandits.simulate.runner import as_seed_sequence
 
-__all__ = ["run", "RegretResult", "StudyResults", "STUDY_EXPERIMENT", "BAND_LEVEL"]
+__all__ = [
+    "run",
+    "RegretResult",
+    "StudyResults",
+    "split_policies",
+    "study_cells",
+    "STUDY_EXPERIMENT",
+    "BAND_LEVEL",
+]
 
 #: experiment name of the cells made by :func:`run` (their directory under ``out``)
 STUDY_EXPERIMENT = "study"
@@ -228,19 +236,39 @@ def _cell_id(params: dict, seed: dict, checkpoints: np.ndarray) -> str:
     return f"{_slug(params['policy'])}-{h[:16]}"
 
 
+def split_policies(text: str) -> list[str]:
+    """Split ``"a,b(x=1,y=2)"`` at the commas outside parentheses: ``["a", "b(x=1,y=2)"]``."""
+    if not isinstance(text, str):
+        raise TypeError(f"policies must be a string here, got {type(text).__name__}")
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            raise ValueError(f"policies: unbalanced ')' in {text!r}")
+        cur.append(ch)
+    if depth != 0:
+        raise ValueError(f"policies: unbalanced '(' in {text!r}")
+    out.append("".join(cur).strip())
+    return out
+
+
 def _policies(policies) -> list[str]:
     if isinstance(policies, str):
-        policies = [p.strip() for p in policies.split(",")]
+        policies = split_policies(policies)
     if not isinstance(policies, (list, tuple)):
         raise TypeError(
             f"policies must be a policy name or a list of them, got {type(policies).__name__}"
         )
     for p in policies:
-        if not isinstance(p, str) or not p.strip():
-            raise TypeError(f"policies must hold non-empty strings, got {p!r}")
+        if not isinstance(p, str):
+            raise TypeError(f"policies must hold strings, got {p!r}")
     out = [p.strip() for p in policies]
-    if not out:
-        raise ValueError("policies must name at least one policy")
+    if not out or not all(out):
+        raise ValueError(f"policies must name at least one policy, none empty; got {policies!r}")
     if len(set(out)) != len(out):
         raise ValueError(f"policies must not repeat a policy, got {out}")
     return out
@@ -258,6 +286,78 @@ def _checkpoints(checkpoints, horizon: int) -> np.ndarray:
     if cp[-1] != horizon:
         cp = np.append(cp, horizon)
     return cp
+
+
+def study_cells(
+    weights_or_instance,
+    K=None,
+    *,
+    policies=("cascade-ucb1", "cascade-klucb"),
+    model="cascade",
+    nu=None,
+    gamma=None,
+    order="best-first",
+    horizon=100_000,
+    runs=20,
+    seed=0,
+    checkpoints=None,
+) -> list[Cell]:
+    """The cells :func:`run` simulates for these arguments (same meaning), without running them.
+
+    Their ``cell_id`` s name the files under ``out/study/``.
+    """
+    return _plan(
+        weights_or_instance, K, policies, model, nu, gamma, order, horizon, runs, seed, checkpoints
+    )[0]
+
+
+def _plan(
+    weights_or_instance, K, policies, model, nu, gamma, order, horizon, runs, seed, checkpoints
+):
+    """Validated cells (one per policy, ids hashed from the spec), root seed and checkpoints."""
+    if isinstance(weights_or_instance, CascadeInstance):
+        if K is not None and K != weights_or_instance.K:
+            raise ValueError(f"K = {K!r} disagrees with the instance's K = {weights_or_instance.K}")
+        weights, K = weights_or_instance.weights, weights_or_instance.K
+    else:
+        if K is None:
+            raise ValueError("K is required when weights are given (1 <= K <= len(weights))")
+        if isinstance(weights_or_instance, (str, bytes)) or np.ndim(weights_or_instance) != 1:
+            raise ValueError(
+                "weights must be a 1-d sequence of attraction probabilities, "
+                f"got {weights_or_instance!r}"
+            )
+        weights = tuple(float(x) for x in V.probabilities("weights", weights_or_instance, ndim=1))
+    pols = _policies(policies)
+    V.choice("model", model, ("cascade", "dbn"))
+    if model == "cascade" and (nu is not None or gamma is not None):
+        raise ValueError("nu and gamma apply to model='dbn' only")
+    nu = 1.0 if nu is None else nu
+    gamma = 1.0 if gamma is None else gamma
+    horizon = V.positive_int("horizon", horizon)
+    runs = V.positive_int("runs", runs)
+    root = as_seed_sequence(seed)
+    seed_id = _seed_identity(root)
+    cp = _checkpoints(checkpoints, horizon)
+
+    cells = []
+    for pol in pols:
+        cell = Cell(
+            experiment=STUDY_EXPERIMENT,
+            cell_id="pending",
+            model=model,
+            weights=weights,
+            K=K,
+            policy=pol,
+            order=order,
+            horizon=horizon,
+            runs=runs,
+            nu=nu,
+            gamma=gamma,
+        )
+        cells.append(dataclasses.replace(cell, cell_id=_cell_id(cell.params, seed_id, cp)))
+
+    return cells, root, cp
 
 
 def run(
@@ -288,7 +388,7 @@ def run(
         Items recommended, ``1 <= K <= L`` (taken from the instance if one is given).
     policies : str or list of str
         Policy specs, passed to :class:`~simulate.experiments.Cell` unchanged; a string may
-        hold several separated by commas.
+        hold several separated by commas (commas inside parentheses belong to a spec).
     model : {"cascade", "dbn"}
     nu, gamma : float, optional
         DBN satisfaction and persistence (Section 5.3); default 1; dbn model only.
@@ -315,48 +415,13 @@ def run(
     -------
     StudyResults
     """
-    if isinstance(weights_or_instance, CascadeInstance):
-        if K is not None and K != weights_or_instance.K:
-            raise ValueError(f"K = {K!r} disagrees with the instance's K = {weights_or_instance.K}")
-        weights, K = weights_or_instance.weights, weights_or_instance.K
-    else:
-        if K is None:
-            raise ValueError("K is required when weights are given (1 <= K <= len(weights))")
-        if isinstance(weights_or_instance, (str, bytes)) or np.ndim(weights_or_instance) != 1:
-            raise ValueError(
-                "weights must be a 1-d sequence of attraction probabilities, "
-                f"got {weights_or_instance!r}"
-            )
-        weights = tuple(float(x) for x in V.probabilities("weights", weights_or_instance, ndim=1))
-    pols = _policies(policies)
-    V.choice("model", model, ("cascade", "dbn"))
-    if model == "cascade" and (nu is not None or gamma is not None):
-        raise ValueError("nu and gamma apply to model='dbn' only")
-    nu = 1.0 if nu is None else nu
-    gamma = 1.0 if gamma is None else gamma
-    horizon = V.positive_int("horizon", horizon)
-    runs = V.positive_int("runs", runs)
     workers = V.positive_int("workers", workers)
-    root = as_seed_sequence(seed)
+    cells, root, cp = _plan(
+        weights_or_instance, K, policies, model, nu, gamma, order, horizon, runs, seed, checkpoints
+    )
+    pols = [c.policy for c in cells]
     seed_id = _seed_identity(root)
-    cp = _checkpoints(checkpoints, horizon)
-
-    cells = []
-    for pol in pols:
-        cell = Cell(
-            experiment=STUDY_EXPERIMENT,
-            cell_id="pending",
-            model=model,
-            weights=weights,
-            K=K,
-            policy=pol,
-            order=order,
-            horizon=horizon,
-            runs=runs,
-            nu=nu,
-            gamma=gamma,
-        )
-        cells.append(dataclasses.replace(cell, cell_id=_cell_id(cell.params, seed_id, cp)))
+    horizon, runs = cells[0].horizon, cells[0].runs
 
     from cascading_bandits.simulate.store import cell_paths, stored_params
     from cascading_bandits.simulate.sweep import run_cells
