@@ -23,10 +23,7 @@ def _run(**kw):
     return run(W, **base)
 
 
-def test_readme_example():
-    # the README's example, verbatim (keep the two in step)
-    from cascading_bandits.simulate import run
-
+def test_example_from_the_docs():
     res = run(
         [0.5, 0.4, 0.3, 0.1, 0.1, 0.1],
         K=2,
