@@ -65,7 +65,7 @@ def _t_quantile(level: float, runs: int) -> float:
     return float(t.ppf(0.5 + level / 2, runs - 1))
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # arrays inside: no field-wise ==
 class RegretResult:
     """The runs of one policy on one instance, with its full spec and provenance.
 
@@ -181,7 +181,7 @@ class RegretResult:
         return out
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # arrays inside: no field-wise ==
 class StudyResults(Sequence):
     """The results of :func:`run`: one :class:`RegretResult` per policy, in the given order.
 
@@ -304,7 +304,7 @@ def study_cells(
 ) -> list[Cell]:
     """The cells :func:`run` simulates for these arguments (same meaning), without running them.
 
-    Their ``cell_id`` s name the files under ``out/study/``.
+    Each ``cell_id`` names the cell's files under ``out/study/``.
     """
     return _plan(
         weights_or_instance, K, policies, model, nu, gamma, order, horizon, runs, seed, checkpoints
