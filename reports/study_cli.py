@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -247,7 +248,10 @@ def run(args) -> int:
         _atomic_write(path, lambda tmp, ext=ext: fig.savefig(tmp, format=ext))
         figures.append(path.name)
     doc = {
-        "command": "cascading study " + " ".join(sys.argv[2:]) if len(sys.argv) > 1 else None,
+        # the command line when run as ``cascading study`` (None when called from Python)
+        "command": " ".join(["cascading", *map(shlex.quote, sys.argv[1:])])
+        if sys.argv[1:2] == ["study"]
+        else None,
         "instance": {**results.spec, "b_lb": blb},
         "policies": rows,
         "bounds": {

@@ -284,6 +284,7 @@ def test_cli_json_files_and_resume(tmp_path, capsys):
     assert "NaN" not in summary
     doc = json.loads(summary)
     assert doc["policies"] == rows and len(doc["cells"]) == 2
+    assert doc["command"] is None  # called from Python, not as `cascading study`
     assert set(doc["bounds"]["curves"]) == {"theorem2", "theorem3", "theorem4_general"}
     # same study again: cells reused, same numbers
     code, text2, err = _cli(capsys, *argv)
