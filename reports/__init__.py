@@ -7,7 +7,21 @@ Layers, rliable-style (each depends only on the ones above it):
 * :mod:`reports.tables`  -- pure statistics and tables: paper vs ours (z-scores, agreement
   marks), Theorems 2-4 at n against the evidence, scaling, orders, the DBN ratio;
 * :mod:`reports.figures` -- plot functions (data in, matplotlib Figure out; no files);
+* :mod:`reports.regret_plot` -- :func:`plot_regret`: regret of any instance against every
+  bound that applies;
 * :mod:`reports.build`   -- the report builder, the only module that writes files;
-* :mod:`reports.report_cli` -- ``cascading report``;
+* :mod:`reports.report_cli` -- ``cascading report``; :mod:`reports.study_cli` --
+  ``cascading study``;
   :mod:`reports.cli` -- the ``cascading`` command.
 """
+
+__all__ = ["plot_regret"]
+
+
+def __getattr__(name):
+    # lazy: ``cascading`` (reports.cli) must not pay for importing matplotlib
+    if name == "plot_regret":
+        from cascading_bandits.reports.regret_plot import plot_regret
+
+        return plot_regret
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

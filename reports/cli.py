@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "verify": "cascading_bandits.verify.cli",
     "simulate": "cascading_bandits.simulate.cli",
     "report": "cascading_bandits.reports.report_cli",
+    "study": "cascading_bandits.reports.study_cli",
     "bench": "cascading_bandits.simulate.bench_cli",
     "search": "cascading_bandits.simulate.search_cli",
 }

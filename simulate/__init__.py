@@ -12,7 +12,8 @@ Layers, bottom up:
 * :mod:`simulate.experiments` -- :class:`Cell` and the paper's grids (``table1``, ``table2``,
   ``dbn``; extras ``ts``, ``dbn-rba``);
 * :mod:`simulate.runner` -- :func:`run_cell`; :mod:`simulate.results` -- :class:`CellResult`;
-* :mod:`simulate.sweep`, :mod:`simulate.store` -- sweeps over any executor, atomic storage.
+* :mod:`simulate.sweep`, :mod:`simulate.store` -- sweeps over any executor, atomic storage;
+* :mod:`simulate.api` -- :func:`run`: policies on any instance in one call (no cell ids).
 
 >>> from simulate import get_experiment, run_cell
 >>> cell = get_experiment("table1", testing=True)[0]
@@ -21,8 +22,17 @@ Layers, bottom up:
 True
 """
 
+from cascading_bandits.simulate.api import RegretResult, StudyResults, run
 from cascading_bandits.simulate.experiments import Cell, get_experiment
 from cascading_bandits.simulate.results import CellResult
 from cascading_bandits.simulate.runner import run_cell
 
-__all__ = ["Cell", "CellResult", "get_experiment", "run_cell"]
+__all__ = [
+    "Cell",
+    "CellResult",
+    "RegretResult",
+    "StudyResults",
+    "get_experiment",
+    "run",
+    "run_cell",
+]

@@ -39,8 +39,8 @@ def cell_seed(root: np.random.SeedSequence, cell: Cell) -> np.random.SeedSequenc
     )
 
 
-def _work(cell, ss, threads):
-    return run_cell(cell, ss, threads=threads)
+def _work(cell, ss, threads, checkpoints=None):
+    return run_cell(cell, ss, threads=threads, checkpoints=checkpoints)
 
 
 def _make_executor(workers, scheduler):
@@ -82,6 +82,7 @@ def run_cells(
     overwrite=False,
     progress=True,
     desc="cells",
+    checkpoints=None,
 ):
     """Run (or load) ``cells``, storing each when done; returns results in ``cells`` order.
 
@@ -101,6 +102,9 @@ def run_cells(
         Recompute and replace stored cells (otherwise they are loaded).
     progress : bool
         tqdm bar over cells with the time left.
+    checkpoints : array_like of int, optional
+        Steps recorded in every computed cell (:func:`simulate.runner.run_cell`); stored
+        cells are loaded as they are, so give cells whose ids differ by checkpoints.
     """
     root = as_seed_sequence(seed)
     if workers is not None:
@@ -150,12 +154,15 @@ def run_cells(
         try:
             if ex is None:
                 for i in todo:
-                    finish(i, run_cell(cells[i], cell_seed(root, cells[i])))
+                    finish(
+                        i, run_cell(cells[i], cell_seed(root, cells[i]), checkpoints=checkpoints)
+                    )
             else:
                 # costliest first (ranked-klucb, long lists) for a better finish
                 order = sorted(todo, key=lambda i: -_cost(cells[i]))
                 futs = {
-                    ex.submit(_work, cells[i], cell_seed(root, cells[i]), threads): i for i in order
+                    ex.submit(_work, cells[i], cell_seed(root, cells[i]), threads, checkpoints): i
+                    for i in order
                 }
                 for f in cf.as_completed(futs):
                     finish(futs[f], f.result())
