@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "simulate": "cascading_bandits.simulate.cli",
     "report": "cascading_bandits.reports.report_cli",
     "bench": "cascading_bandits.simulate.bench_cli",
+    "ledger": "cascading_bandits.bounds.ledger_cli",
 }
 
 
