@@ -24,15 +24,17 @@ memory it would be unverifiable. What the abstracts state is encoded as an order
 says so); what is derived here is derived in full in the docstring and checked in the tests
 and in :mod:`verify.claims_later`:
 
-* [V22], abstract (arXiv 2203.12577): the best lower and upper gap-free bounds known before
-  were ``Omega(sqrt(nL/K))`` and ``O~(sqrt(nLK))``; the lower bound is improved to
+* [V22], abstract of arXiv 2203.12577v1: the best lower and upper gap-free bounds known
+  before were ``Omega(sqrt(nL/K))`` and ``O~(sqrt(nLK))``; the lower bound is improved to
   ``Omega(sqrt(nL))``; CascadeKL-UCB attains it up to log terms; CascadeUCB1 can suffer
-  ``Omega(sqrt(nLK))``; the hard instances have small mean rewards; variance-aware confidence
-  sets (Bernstein, Chernoff) give algorithms optimal up to log terms.
+  ``Omega(sqrt(nLK))`` ("Pinsker's inequality is ... loose (by a factor of K) in the cascading
+  case"). Abstract of the NeurIPS 2022 version: the hard instances have small mean rewards;
+  variance-aware confidence sets (Bernstein, Chernoff) give algorithms optimal up to log
+  terms, Hoeffding-based ones are order-wise suboptimal.
 * [Z21], abstract: TS-Cascade (Gaussian updates) "achieves the state-of-the-art regret bound"
-  (the AISTATS 2019 abstract: ``O~(sqrt(KLT))``), CTS (Beta-Bernoulli) has a problem-dependent
-  bound, and a "nearly matching" lower bound is derived ([V22]'s abstract identifies it as
-  ``Omega(sqrt(nL/K))``).
+  (the abstract of arXiv 1810.01187v1 / AISTATS 2019: ``O~(sqrt(KLT))`` for ``T >= L`` update
+  steps), CTS (Beta-Bernoulli) has a problem-dependent bound, and a "nearly matching" lower
+  bound is derived ([V22]'s v1 abstract identifies it as ``Omega(sqrt(nL/K))``).
 * [C15]: the lower bound is stated to be asymptotically optimal and instance-dependent. Its
   printed formula was not retrieved. What is encoded is the constant of the lower bound of
   Graves and Lai (1997) for this model, the program such lower bounds solve, derived here in
@@ -454,7 +456,8 @@ def vial_variance_aware_upper_order(L, K, n):
 def zhong_ts_cascade_upper_order(L, K, n):
     """``sqrt(n L K)``: TS-Cascade's ``O~(sqrt(KLT))`` bound ([Z21]; AISTATS 2019 abstract), T = n.
 
-    Order only (constant and log factors not retrieved). Gap-free, for every instance.
+    Order only (constant and log factors not retrieved). Gap-free, for every instance; the
+    abstract states it for ``T >= L`` update steps (the ledger lists it only for ``n >= L``).
     """
     L, K, n, scalar = _order_args(L, K, n)
     out = np.sqrt(n * L * K)
@@ -750,7 +753,7 @@ def ledger(instance, n, K=None) -> list[dict]:
     rows += [
         _row(
             "CascadeKL-UCB, minimax-optimal up to logs",
-            "[V22] NeurIPS 2022 (abstract)",
+            "[V22] NeurIPS 2022 (arXiv 2203.12577v1 abstract)",
             ["order only: constant and log factors not retrieved"],
             "upper",
             "free",
@@ -770,18 +773,21 @@ def ledger(instance, n, K=None) -> list[dict]:
             "sqrt(n L)",
             "variance-aware cascade UCB (Bernstein)",
         ),
-        _row(
-            "TS-Cascade",
-            "[Z21] JMLR 2021 / AISTATS 2019 (abstract)",
-            ["order only: constant and log factors not retrieved"],
-            "upper",
-            "free",
-            "order",
-            zhong_ts_cascade_upper_order(L, K, n),
-            "sqrt(n L K)",
-            "TS-Cascade",
-        ),
     ]
+    if n >= L:
+        rows.append(
+            _row(
+                "TS-Cascade",
+                "[Z21] JMLR 2021 / AISTATS 2019 (abstract)",
+                ["order only: constant and log factors not retrieved", "n >= L (T >= L)"],
+                "upper",
+                "free",
+                "order",
+                zhong_ts_cascade_upper_order(L, K, n),
+                "sqrt(n L K)",
+                "TS-Cascade",
+            )
+        )
     if unique and L > K:
         c4 = lower.theorem4_coefficient(inst)
         blb = lower.blb_parameters(inst) is not None
@@ -824,7 +830,7 @@ def ledger(instance, n, K=None) -> list[dict]:
     rows += [
         _row(
             "Minimax lower bound",
-            "[V22] NeurIPS 2022 (abstract)",
+            "[V22] NeurIPS 2022 (arXiv 2203.12577v1 abstract)",
             [
                 "order only: constant, theorem and premises not retrieved",
                 "minimax: some instance with these L, K, not this one",
@@ -838,7 +844,7 @@ def ledger(instance, n, K=None) -> list[dict]:
         ),
         _row(
             "CascadeUCB1 lower bound",
-            "[V22] NeurIPS 2022 (abstract)",
+            "[V22] NeurIPS 2022 (arXiv 2203.12577v1 abstract)",
             [
                 "order only: constant, theorem and premises not retrieved",
                 "on hard instances with small click rates (w <= 1/K), not this one",
@@ -852,7 +858,7 @@ def ledger(instance, n, K=None) -> list[dict]:
         ),
         _row(
             "Minimax lower bound",
-            "[Z21] JMLR 2021 (as reported by [V22]'s abstract)",
+            "[Z21] JMLR 2021 (as reported by [V22]'s arXiv v1 abstract)",
             [
                 "order only: constant, theorem and premises not retrieved",
                 "minimax: some instance with these L, K, not this one",

@@ -11,6 +11,8 @@
   rational instances, and the LP solved numerically;
 * ``later.graves_lai.theorem4`` -- its relation to Theorem 4: ratio
   ``prod_{j<K}(1 - w(j)) / (1 - w(1))^(K-1) >= 1``, equal to 1 iff ``w(1) = ... = w(K-1)``;
+* ``later.corollary2.mc``, ``later.corollary3.mc`` -- both corollaries against simulated regret
+  (the Monte-Carlo machinery of :mod:`verify.claims_montecarlo`);
 * ``later.orders`` -- the orders of Vial et al. (NeurIPS 2022) and Zhong et al. (JMLR 2021)
   are consistent with each other and with the corollaries (sympy).
 
@@ -32,7 +34,15 @@ from cascading_bandits.bounds.kl import kl_mp
 from cascading_bandits.verify import strategies as S
 from cascading_bandits.verify.checks import SlackTracker
 from cascading_bandits.verify.registry import claim
-from cascading_bandits.verify.verdict import EXACT, FAILS, HOLDS, SAMPLING, SYMBOLIC, Outcome
+from cascading_bandits.verify.verdict import (
+    EXACT,
+    FAILS,
+    HOLDS,
+    MONTE_CARLO,
+    SAMPLING,
+    SYMBOLIC,
+    Outcome,
+)
 
 _REQ = ("cascading_bandits.bounds.later",)
 
@@ -325,4 +335,46 @@ def _orders(ctx):
         notes=f"sympy residuals {r1}, {r2}, {r3}, {r4} (all must be 0). Orders only: the "
         "constants of Vial et al. and Zhong et al. were not retrieved (bounds.later). The "
         "minimax lower bounds hold for some instance of each (L, K), not for every instance.",
+    )
+
+
+# --------------------------------------------------------------------------
+# the corollaries against simulated regret
+# --------------------------------------------------------------------------
+
+
+@claim(
+    "later.corollary2.mc",
+    "Corollary 2 (derived in bounds.later) against simulated CascadeUCB1 regret",
+    "R(n) <= 4 sqrt(3 (L-K) min(K, L-K) n log n) + pi^2 L/3 for CascadeUCB1",
+    premises=("Assumption 1",),
+    method=MONTE_CARLO,
+    requires=_REQ + ("cascading_bandits.simulate.runner",),
+)
+def _corollary2_mc(ctx):
+    from cascading_bandits.bounds import later
+    from cascading_bandits.verify.claims_montecarlo import _mc_check
+
+    return _mc_check(
+        ctx, "cascade-ucb1", lambda inst, n: later.theorem2_gapfree_bound(inst.L, inst.K, n), 1
+    )
+
+
+@claim(
+    "later.corollary3.mc",
+    "Corollary 3 (derived in bounds.later) against simulated CascadeKL-UCB regret",
+    "R(n) <= Corollary 3 at theta* (eps optimised, C_theta in the proof's form) for CascadeKL-UCB",
+    premises=("Assumption 1", "unique optimal set"),
+    method=MONTE_CARLO,
+    requires=_REQ + ("cascading_bandits.simulate.runner",),
+)
+def _corollary3_mc(ctx):
+    from cascading_bandits.bounds import later
+    from cascading_bandits.verify.claims_montecarlo import _mc_check
+
+    return _mc_check(
+        ctx,
+        "cascade-klucb",
+        lambda inst, n: later.theorem3_gapfree_bound(inst, n, form="proof")[0],
+        1,
     )

@@ -312,6 +312,8 @@ def test_ledger_ties_and_small_n():
     rows = later.ledger(CascadeInstance((0.3, 0.3, 0.1), 1), 10)
     assert {r["gap"] for r in rows} == {"free"}  # no unique optimum: gap-dependent rows left out
     rows = later.ledger(PAPER, 10)  # n < 48: Theorem 3 in the proof's form
+    assert not any(r["name"] == "TS-Cascade" for r in rows)  # stated for T >= L only
+    assert any(r["name"] == "TS-Cascade" for r in later.ledger(PAPER, 16))
     t3 = [r for r in rows if r["name"].startswith("Theorem 3")][0]
     assert any("n < 48" in a for a in t3["assumptions"])
     rows = later.ledger(CascadeInstance((0.4, 0.2), 2), 1)  # K = L: nothing to lose
