@@ -128,7 +128,9 @@ Relation to Theorem 4. ``theorem4_general_coefficient`` uses ``alpha = (1 - w(1)
 ``c(w) / theorem4_general = prod_{j<K} (1 - w(j)) / (1 - w(1))^(K-1) >= 1``, with equality iff
 ``K = 1`` or ``w(1) = ... = w(K-1)`` (so on every ``B_LB`` instance, where Theorem 4 is
 stated, they coincide). Strictly larger otherwise: Theorem 4's general form is not the
-optimal constant, the sharp one is.
+optimal constant, the sharp one is. Consequence: on ``B_LB``, Theorem 4 of [K15] *is* the
+asymptotically optimal constant (an algorithm attaining the Graves-Lai bound, as [C15] state
+PIE does, matches it), and the gap to Theorem 3's coefficient is due to the upper bound.
 
 Arithmetic: float64 unless said otherwise; the coefficients reuse :mod:`bounds.lower` (mpmath
 at 30 digits, rounded once). The Graves-Lai LP is solved by HiGHS (relative error about 1e-9).
