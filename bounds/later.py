@@ -424,7 +424,8 @@ def vial_cascadeucb1_lower_order(L, K, n):
     """``sqrt(n L K)``: [V22] (abstract): CascadeUCB1 "can suffer" ``Omega(sqrt(nLK))`` regret.
 
     Order only. The hard instances have small click rates (the abstract: "the hard instances
-    of this problem are those with small mean rewards"; the issue records ``w <= 1/K``). Why
+    of this problem are those with small mean rewards"; the issue records ``w <= 1/K``, which
+    could not be checked against the construction). Why
     the extra ``sqrt(K)``: Hoeffding's radius ignores the variance ``w(1-w) ~ 1/K``, so an
     item is sampled ~``log n/Delta^2`` times where ``log n/(K Delta^2)`` suffice, while a list
     of K near-optimal items loses ~``K Delta`` per round; balancing ``n K Delta`` against
@@ -849,7 +850,7 @@ def ledger(instance, n, K=None) -> list[dict]:
             "[V22] NeurIPS 2022 (arXiv 2203.12577v1 abstract)",
             [
                 "order only: constant, theorem and premises not retrieved",
-                "on hard instances with small click rates (w <= 1/K), not this one",
+                "on hard instances with small mean rewards (abstract), not this one",
             ],
             "lower",
             "free",
