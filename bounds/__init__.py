@@ -12,7 +12,8 @@ Pure functions, no I/O. One module per result family:
 * :mod:`bounds.garivier_cappe` -- C_2(eps), beta(eps) and 7 log log n from Garivier and Cappe (2011)
 * :mod:`bounds.lower`     -- Theorem 4 (lower bound) on B_LB and on any instance
 * :mod:`bounds.discussion` -- the discussion's orders, eqs. (7)-(9)
-* :mod:`bounds.cli`       -- ``cascading bounds``
+* :mod:`bounds.later`     -- later theory: gap-free corollaries, Graves-Lai constant, ledger
+* :mod:`bounds.cli`       -- ``cascading bounds``; :mod:`bounds.ledger_cli` -- ``cascading ledger``
 """
 
 from cascading_bandits.bounds.decomposition import (
@@ -32,6 +33,12 @@ from cascading_bandits.bounds.indices import (
 )
 from cascading_bandits.bounds.instance import CascadeInstance, as_instance, b_lb
 from cascading_bandits.bounds.kl import kl, kl_iv, kl_mp, klucb_index, klucb_index_mp
+from cascading_bandits.bounds.later import (
+    graves_lai_coefficient,
+    ledger,
+    theorem2_gapfree_bound,
+    theorem3_gapfree_bound,
+)
 from cascading_bandits.bounds.lemma1 import (
     lemma1_expectation,
     lemma1_identity,
@@ -90,4 +97,8 @@ __all__ = [
     "theorem4_coefficient",
     "theorem4_general_coefficient",
     "discussion_orders",
+    "theorem2_gapfree_bound",
+    "theorem3_gapfree_bound",
+    "graves_lai_coefficient",
+    "ledger",
 ]

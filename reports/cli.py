@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "study": "cascading_bandits.reports.study_cli",
     "bench": "cascading_bandits.simulate.bench_cli",
     "search": "cascading_bandits.simulate.search_cli",
+    "ledger": "cascading_bandits.bounds.ledger_cli",
 }
 
 
