@@ -6,9 +6,9 @@ then re-measures the best instance on fresh runs and reports a confidence interv
 
 Objectives (:data:`OBJECTIVES`)
     ``ratio``  mean regret of policy A over mean regret of policy B at the horizon
-               (e.g. CascadeUCB1 over CascadeKL-UCB). Instances where B's mean regret is
-               below ``min_regret`` (default sqrt(n): no learning problem to speak of at
-               this horizon) score 0.
+               (e.g. CascadeUCB1 over CascadeKL-UCB), with B's mean regret floored at
+               ``min_regret`` during the search (default sqrt(n)): a ratio of two tiny
+               regrets, on an instance with nothing to learn at this horizon, is noise.
     ``bound``  mean regret of policy A over its upper bound at the horizon (Theorem 2 for
                ``cascade-ucb1``, Theorem 3 at the optimised eps for ``cascade-klucb``):
                the instance where the bound is tightest.
@@ -236,9 +236,10 @@ def search(
         Fresh runs and their horizon for the reported value (horizon default: ``horizon``).
     confidence : float in (0, 1)
     min_regret : float >= 0, optional
-        A ``ratio`` candidate whose mean B regret is below this scores 0: a ratio of two
-        regrets that are both tiny (an instance with nothing to learn at this horizon) is
-        noise, not an effect. Default ``sqrt(horizon)``, the order of the gap-free rate.
+        A ``ratio`` candidate scores A's mean regret over max(B's mean regret,
+        min_regret): a ratio of two regrets that are both tiny (an instance with nothing
+        to learn at this horizon) is noise, not an effect. Default ``sqrt(horizon)``, the
+        order of the gap-free rate. The re-measured value is the plain ratio.
     threads : int, optional
         numba threads over runs (results do not depend on it).
 
@@ -301,8 +302,9 @@ def search(
         w = family_weights(family, x, L, K, w_min, w_max)
         a, b = value(w, horizon, uk, pk)
         if objective == "ratio":
-            mb = b.mean()
-            return -(a.mean() / mb) if mb >= min_regret else 0.0
+            # B's regret floored at min_regret: continuous, and an instance where both
+            # regrets are tiny scores A / min_regret (small) instead of a noisy ratio
+            return -(a.mean() / max(b.mean(), min_regret, 1e-300))
         if objective == "regret":
             return -a.mean()
         bnd = _BOUNDS[policies[0]][0](CascadeInstance(tuple(w), K), horizon)
