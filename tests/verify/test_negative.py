@@ -77,7 +77,7 @@ def test_monte_carlo_check_fails_on_half_the_true_regret():
 
     # the true regret, estimated on other seeds with many runs
     truth = {}
-    for label, cell in MC._cells("cascade-ucb1", 1000, 200):
+    for _label, cell in MC._cells("cascade-ucb1", 1000, 200):
         res = run_cell(cell, 12345)
         truth[tuple(cell.weights)] = (res.checkpoints, res.regret.mean(axis=0))
 
