@@ -9,7 +9,9 @@ both survives them. These tests check the paper's rules directly:
   check that every list is the top K of the paper's index on that state (CascadeUCB1:
   ``w_hat + sqrt(1.5 log(t - 1) / T)``; CascadeKL-UCB: ``log t + 3 log log t``), in
   decreasing order (Table 1, best-first) or increasing order (Table 2, worst-first), and that
-  the final counts and the recorded regret are what the trace implies;
+  the final counts and the recorded regret are what the trace implies (on an 8-item instance
+  in the cascade and DBN models, and on Table 1's first row, B_LB(16, 2, 0.2, 0.15), at
+  reduced scale);
 * **constructed state** -- with weights 1 and 0 every click is known in advance, so the step at
   which CascadeUCB1 first explores the worse item is a closed-form function of its constant;
 * **oracle** -- its list is the best list by brute force over all ordered lists, in the cascade
@@ -31,6 +33,7 @@ import math
 
 import numpy as np
 import pytest
+from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.bounds.kl import klucb_index
 from cascading_bandits.simulate.experiments import Cell, b_lb_cell, get_experiment
 from cascading_bandits.simulate.models import CascadeModel, DBNModel
@@ -125,6 +128,8 @@ W8 = (0.6, 0.5, 0.45, 0.3, 0.25, 0.2, 0.1, 0.05)
 MODELS = {
     "cascade": CascadeModel(W8, 3),
     "dbn": DBNModel(W8, 3, nu=0.7, gamma=0.7),
+    # Table 1 / Table 2, first row: B_LB(16, 2, 0.2, 0.15), at reduced scale (one run)
+    "table-row1": CascadeModel(tuple(b_lb(16, 2, 0.2, 0.15).weights), 2),
 }
 TIE = 1e-12  # indices closer than this are a tie as far as float evaluation order goes
 
