@@ -15,7 +15,8 @@ Modules
 * :mod:`verify.registry`   -- :class:`Claim`, the ``@claim`` decorator, lookup
 * :mod:`verify.certify`    -- interval branch-and-bound certificates (mpmath.iv)
 * :mod:`verify.strategies` -- random instances: hypothesis strategies and seeded samplers
-* ``verify.claims_*``      -- the claims, one module per part of the paper
+* ``verify.claims_*``      -- the claims, one module per part of the paper; every
+  ``claims_*`` module of the package is discovered and loaded (:func:`claim_modules`)
 * :mod:`verify.findings`   -- errata, unstated conditions, premise-dropping counterexamples
 * :mod:`verify.cli`        -- ``cascading verify``
 """
@@ -23,29 +24,74 @@ Modules
 from __future__ import annotations
 
 import importlib
-import importlib.util
+import pkgutil
+import sys
 
 from cascading_bandits.verify.findings import caveats
-from cascading_bandits.verify.registry import Claim, all_claims, available_claims, get_claim, safe_run
-from cascading_bandits.verify.verdict import FAILS, HOLDS, METHODS, UNDECIDED, Caveat, Outcome, Verdict
-
-# paper order: Section 4.1 (Lemma 1, Theorem 1), 4.2 (Theorems 2, 3 and their proofs),
-# 4.3 (Theorem 4), 4.4 (discussion), then the Monte-Carlo checks against the simulator
-_CLAIM_MODULES = (
-    "cascading_bandits.verify.claims_lemma1",
-    "cascading_bandits.verify.claims_theorem1",
-    "cascading_bandits.verify.claims_appendix",
-    "cascading_bandits.verify.claims_peeling",
-    "cascading_bandits.verify.claims_upper",
-    "cascading_bandits.verify.claims_lower",
-    "cascading_bandits.verify.claims_discussion",
-    "cascading_bandits.verify.claims_montecarlo",
-    "cascading_bandits.verify.claims_later",
+from cascading_bandits.verify.registry import (
+    Claim,
+    all_claims,
+    available_claims,
+    get_claim,
+    safe_run,
+)
+from cascading_bandits.verify.verdict import (
+    FAILS,
+    HOLDS,
+    METHODS,
+    UNDECIDED,
+    Caveat,
+    Outcome,
+    Verdict,
 )
 
-for _m in _CLAIM_MODULES:
-    if importlib.util.find_spec(_m) is not None:
-        importlib.import_module(_m)
+#: the claim modules of the paper, in paper order: Section 4.1 (Lemma 1, Theorem 1), 4.2
+#: (Theorems 2, 3 and their proofs), 4.3 (Theorem 4), 4.4 (discussion), then the Monte-Carlo
+#: checks against the simulator. Any other ``claims_*`` module of this package is loaded
+#: after these, in alphabetical order (:func:`claim_modules`): a new module needs no entry.
+PAPER_ORDER = (
+    "claims_lemma1",
+    "claims_theorem1",
+    "claims_appendix",
+    "claims_peeling",
+    "claims_upper",
+    "claims_lower",
+    "claims_discussion",
+    "claims_montecarlo",
+)
+
+
+def claim_modules() -> list[str]:
+    """Full names of the package's ``claims_*`` modules, in loading order.
+
+    Discovered with :func:`pkgutil.iter_modules` over this package's ``__path__``: those of
+    :data:`PAPER_ORDER` first (in that order), then every other ``claims_*`` module
+    alphabetically. A claim defined in a new ``verify/claims_<name>.py`` is therefore run by
+    :func:`run_all`, listed by ``cascading verify`` and tested by tests/verify without being
+    registered anywhere else.
+    """
+    found = {m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("claims_")}
+    first = [m for m in PAPER_ORDER if m in found]
+    rest = sorted(found - set(PAPER_ORDER))
+    return [f"{__name__}.{m}" for m in first + rest]
+
+
+def load_claims() -> list[str]:
+    """Import every claim module (:func:`claim_modules`) not imported yet; return their names.
+
+    Importing a module registers its claims (the ``@claim`` decorator of
+    :mod:`verify.registry`). Idempotent; :func:`run_all` calls it, so a module added to the
+    package after :mod:`verify` was imported is picked up too. An error inside a claim module
+    propagates: a broken module must not drop its claims silently.
+    """
+    names = claim_modules()
+    for name in names:
+        if name not in sys.modules:
+            importlib.import_module(name)
+    return names
+
+
+load_claims()
 
 
 def run_all(examples: int = 50, seed: int = 0, budget: float = 1.0, claims=None) -> list[Verdict]:
@@ -68,6 +114,7 @@ def run_all(examples: int = 50, seed: int = 0, budget: float = 1.0, claims=None)
     list of Verdict, in registry order. A check that raises becomes ``undecided`` with the
     exception in its notes (a crash is not evidence about the paper).
     """
+    load_claims()
     if claims is None:
         todo = available_claims()
     else:
@@ -87,6 +134,8 @@ __all__ = [
     "all_claims",
     "available_claims",
     "caveats",
+    "claim_modules",
     "get_claim",
+    "load_claims",
     "run_all",
 ]

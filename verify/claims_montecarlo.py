@@ -17,10 +17,9 @@ reported slack is ``min_n (B(n) - upper limit) / B(n)``.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
-
 from cascading_bandits.verify.registry import claim
 from cascading_bandits.verify.verdict import FAILS, HOLDS, MONTE_CARLO, UNDECIDED, Outcome
+from scipy import stats
 
 CONFIDENCE = 0.999
 
@@ -52,13 +51,61 @@ def _cells(policy, horizon, runs):
     ]
 
 
+def compare_with_bound(regret, bound, confidence=CONFIDENCE):
+    """One-sided Student-t limits on the mean regret at each checkpoint, against a bound.
+
+    Parameters
+    ----------
+    regret : array_like, shape (runs, m)
+        Cumulative regret of ``runs >= 2`` independent runs at m checkpoints.
+    bound : array_like, shape (m,)
+        The claimed upper bound B(n) at the same checkpoints (positive).
+    confidence : float in (0.5, 1)
+        Level of each one-sided limit.
+
+    Returns
+    -------
+    dict with ``mean``, ``se``, ``lower``, ``upper`` (arrays (m,), ``lower <= mean <= upper``),
+    ``rel`` = (B - upper)/B, and ``status``: ``fails`` if some lower limit exceeds B (the bound
+    is violated at this confidence), ``holds`` if every upper limit is below B, else
+    ``undecided``.
+    """
+    regret = np.asarray(regret, dtype=float)
+    bound = np.asarray(bound, dtype=float)
+    if regret.ndim != 2 or regret.shape[0] < 2:
+        raise ValueError(f"regret must have shape (runs >= 2, m), got {regret.shape}")
+    if bound.shape != regret.shape[1:]:
+        raise ValueError(f"bound must have shape {regret.shape[1:]}, got {bound.shape}")
+    if not 0.5 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0.5, 1), got {confidence!r}")
+    runs = regret.shape[0]
+    tq = stats.t.ppf(confidence, runs - 1)  # > 0: the upper quantile
+    mean = regret.mean(axis=0)
+    se = regret.std(axis=0, ddof=1) / np.sqrt(runs)
+    hi, lo = mean + tq * se, mean - tq * se
+    if (lo > bound).any():
+        status = FAILS
+    elif (hi > bound).any():
+        status = UNDECIDED
+    else:
+        status = HOLDS
+    return {
+        "mean": mean,
+        "se": se,
+        "lower": lo,
+        "upper": hi,
+        "rel": (bound - hi) / bound,
+        "status": status,
+    }
+
+
 def _mc_check(ctx, policy, bound_fn, n_min):
+    """Simulate the MC instances and compare ``bound_fn(instance, n)`` with the regret."""
     from cascading_bandits.bounds.instance import CascadeInstance
     from cascading_bandits.simulate import run_cell
 
     horizon = int(5000 * ctx.budget)
     runs = int(200 * min(ctx.budget, 4))
-    tq = stats.t.ppf(CONFIDENCE, runs - 1)
     seeds = np.random.SeedSequence(int(ctx.rng.integers(2**63))).spawn(len(MC_INSTANCES))
     worst = None
     status = HOLDS
@@ -74,12 +121,9 @@ def _mc_check(ctx, policy, bound_fn, n_min):
             keep[np.round(np.linspace(0, keep.size - 1, min(12, keep.size))).astype(int)]
         )
         cp = cp[keep]
-        reg = res.regret[:, keep]
-        mean = reg.mean(axis=0)
-        se = reg.std(axis=0, ddof=1) / np.sqrt(runs)
-        hi, lo = mean + tq * se, mean - tq * se
         B = np.array([bound_fn(inst, int(n)) for n in cp])
-        rel = (B - hi) / B
+        cmp = compare_with_bound(res.regret[:, keep], B)
+        mean, se, hi, lo, rel = cmp["mean"], cmp["se"], cmp["upper"], cmp["lower"], cmp["rel"]
         j = int(np.argmin(rel))
         details.append(
             f"{label}: R({horizon}) = {mean[-1]:.1f} +- {se[-1]:.1f} (se), bound {B[-1]:.1f}"
@@ -93,7 +137,7 @@ def _mc_check(ctx, policy, bound_fn, n_min):
         }
         if worst is None or rel[j] < worst[0]:
             worst = (float(rel[j]), point)
-        if (lo > B).any():
+        if cmp["status"] == FAILS:
             status = FAILS
             k = int(np.argmax(lo - B))
             cex = {
@@ -102,7 +146,7 @@ def _mc_check(ctx, policy, bound_fn, n_min):
                 "lower_limit": float(lo[k]),
                 "bound": float(B[k]),
             }
-        elif (hi > B).any() and status == HOLDS:
+        elif cmp["status"] == UNDECIDED and status == HOLDS:
             status = UNDECIDED
     return Outcome(
         status=status,
@@ -149,7 +193,11 @@ def _theorem2_mc(ctx):
         "n >= 48 (caveats theorem3-small-n, gc-loglog-small-n)",
     ),
     method=MONTE_CARLO,
-    requires=("cascading_bandits.simulate.runner", "cascading_bandits.bounds.upper", "cascading_bandits.bounds.garivier_cappe"),
+    requires=(
+        "cascading_bandits.simulate.runner",
+        "cascading_bandits.bounds.upper",
+        "cascading_bandits.bounds.garivier_cappe",
+    ),
 )
 def _theorem3_mc(ctx):
     from cascading_bandits.bounds.upper import theorem3_bound

@@ -5,8 +5,6 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 from _bounds_strategies import weights_and_list
-from hypothesis import example, given, settings
-
 from cascading_bandits.bounds import CascadeInstance
 from cascading_bandits.bounds.decomposition import (
     event_probabilities,
@@ -21,6 +19,7 @@ from cascading_bandits.bounds.decomposition import (
     theorem1_sum,
 )
 from cascading_bandits.bounds.lemma1 import expectation_by_enumeration
+from hypothesis import example, given, settings
 
 W = [F(1, 10), F(1, 2), F(3, 10), F(1, 5)]  # sorted: items 1 (1/2), 2 (3/10), 3 (1/5), 0 (1/10)
 
@@ -157,7 +156,9 @@ def test_theorem1_from_ucbs():
     U = [0.9, 0.2, 0.1, 0.95]  # top 2: items 3, 0 (both suboptimal for W)
     res = theorem1_from_ucbs(U, W, 2)
     assert res["A"] == [3, 0] and res["pi"] == [1, 2]
-    assert (res["lower"], res["regret"], res["upper"]) == theorem1_bounds([3, 0], W, 2)
+    # by hand: A* = {1, 2}, f(A*) = 1 - (1/2)(7/10) = 13/20, f(A) = 1 - (4/5)(9/10) = 7/25,
+    # so R = 37/100; S = (1/2 - 1/5) * 1 + (3/10 - 1/10)(1 - 1/5) = 23/50; alpha = 1/2
+    assert (res["lower"], res["regret"], res["upper"]) == (F(23, 100), F(37, 100), F(23, 50))
     assert all(U[a] >= U[p] for a, p in zip(res["A"], res["pi"], strict=True))
     assert res["alpha"] == F(1, 2)
     with pytest.raises(ValueError, match="one UCB per item"):

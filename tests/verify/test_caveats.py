@@ -6,8 +6,6 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from scipy.optimize import linprog
-
 from cascading_bandits.bounds.peeling import ucb1_peeling_lhs, ucb1_peeling_rhs
 from cascading_bandits.verify import findings as C
 from cascading_bandits.verify.claims_appendix import bad_event_constant_shifted, printed_lp_optimum
@@ -17,6 +15,7 @@ from cascading_bandits.verify.claims_discussion import (
     klucb_crossover,
     klucb_ucb1_ratio,
 )
+from scipy.optimize import linprog
 
 
 def test_every_caveat_has_its_pinned_test():
@@ -78,10 +77,34 @@ def test_lemma2_integral_range():
 
 
 def test_theorem3_small_n():
-    assert math.log(2) + 3 * math.log(math.log(2)) < 0
-    assert 7 * math.log(math.log(2)) < 0
-    root = float(mpmath.exp(mpmath.findroot(lambda x: x + 3 * mpmath.log(x), 0.77)))
-    assert 2 < root < 3  # the leading factor is negative exactly for n < 2.166
+    from cascading_bandits.bounds.indices import klucb_threshold
+    from cascading_bandits.bounds.instance import b_lb
+    from cascading_bandits.bounds.upper import (
+        theorem3_bound,
+        theorem3_leading_coefficient,
+        theorem3_log_term,
+    )
+
+    # the caveat's evidence, recomputed independently
+    ev = C._small_n_caveat().evidence
+    assert ev["log_log_2"] == pytest.approx(math.log(math.log(2)), rel=1e-15)
+    raw = math.log(2) + 3 * math.log(math.log(2))
+    assert ev["log_2_plus_3_log_log_2"] == pytest.approx(raw, rel=1e-15) and raw < 0
+    assert ev["7K_loglog_n_at_n_2_K_2"] == pytest.approx(14 * math.log(math.log(2)), rel=1e-15)
+    root = ev["n_where_log_n_plus_3_loglog_n_is_0"]
+    x = mpmath.mpf(root)
+    assert 2 < root < 3 and abs(mpmath.log(x) + 3 * mpmath.log(mpmath.log(x))) < 1e-12
+    # the toolkit's rule: the threshold is never negative, and is the printed one for n >= 3
+    t = np.arange(1, 50, dtype=float)
+    th = klucb_threshold(t, 3.0)
+    assert (th >= 0).all() and th[1] == pytest.approx(math.log(2))  # n = 2: log log 2 -> 0
+    assert np.allclose(th[2:], np.log(t[2:]) + 3 * np.log(np.log(t[2:])), rtol=1e-14)
+    # so Theorem 3's bound is positive at small n, where the printed form is negative
+    inst = b_lb(8, 2, 0.2, 0.15)
+    coef = float(theorem3_leading_coefficient(inst))
+    assert coef > 0
+    assert float(theorem3_log_term(inst, 2, 0.1)) == pytest.approx(1.1 * coef * math.log(2))
+    assert all(float(theorem3_bound(inst, n)) > 0 for n in (1, 2, 3, 10))
 
 
 def test_klucb_regime():

@@ -1,11 +1,11 @@
 """The interval branch-and-bound certifier on inequalities with known answers."""
 
 import mpmath
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
-
+import pytest
 from cascading_bandits.bounds.kl import kl_mp
 from cascading_bandits.verify.certify import certify, kl_box
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 
 def test_certifies_true_inequality():
@@ -29,16 +29,22 @@ def test_refutes_by_midpoint_inside_box():
 
 
 def test_tight_boundary_is_undecided_with_partial_coverage():
-    # x >= 0 on [0, 1] written as x * x / x-like dependency: enclosure of x - x*x/(1) at 0 is tight
+    # x - x^2 >= 0 on [0, 1] is true but tight at both ends: the naive enclosure of a box
+    # [0, h] is [-h^2, h], never certified, so the budget runs out with boxes left at 0 and 1
     c = certify(lambda ctx, x: x - x * x, ("x",), max_boxes=60)
-    # 0 and 1 are roots: boxes touching them cannot be certified by this naive enclosure
-    assert c.status in ("holds", "undecided")
-    assert 0.5 < c.coverage <= 1.0
-    if c.status == "undecided":
-        assert c.boxes_left > 0 and c.left
+    assert c.status == "undecided" and c.counterexample is None
+    assert 0.99 < c.coverage < 1.0 and c.boxes_left == 5 and c.boxes_certified >= 1
+    ends = [b["box"]["x"] for b in c.left]
+    assert any(lo == 0.0 for lo, _ in ends) and any(hi == 1.0 for _, hi in ends)
+    assert all(hi - lo < 1e-3 for lo, hi in ends)  # only thin boxes at the ends are left
+    assert c.min_lower >= 0  # what was certified is certified
+    # with a margin the same inequality is certified on the whole square
+    c = certify(lambda ctx, x: x - x * x + 1e-3, ("x",), max_boxes=200)
+    assert c.status == "holds" and c.coverage == 1.0 and c.boxes_left == 0
 
 
 def test_box_argument_and_params():
+    # the box is the slack's own coordinates: p - 0.1 >= 0.1 on [0.2, 0.9], one box
     c = certify(
         lambda ctx, p: p - 0.1,
         ("p",),
@@ -46,7 +52,28 @@ def test_box_argument_and_params():
         max_boxes=10,
         to_params=lambda p: {"prob": p},
     )
-    assert c.status == "holds"
+    assert c.status == "holds" and c.boxes_examined == 1
+    assert abs(c.min_lower - 0.1) < 1e-12
+    # a counterexample is reported through to_params, at a point of the box
+    c = certify(
+        lambda ctx, p: p - 0.5,
+        ("p",),
+        box=[(0.2, 0.9)],
+        max_boxes=10,
+        to_params=lambda p: {"prob": p, "double": 2 * p},
+    )
+    assert c.status == "fails"
+    cex = c.counterexample
+    assert set(cex) == {"prob", "double", "slack"}
+    assert 0.2 <= cex["prob"] < 0.5 and cex["double"] == 2 * cex["prob"]
+    assert cex["slack"] == pytest.approx(cex["prob"] - 0.5)
+    assert c.min_point == {"prob": cex["prob"], "double": cex["double"]}
+    # without to_params the coordinates are reported by name
+    c = certify(lambda ctx, p, q: p - q, ("p", "q"), max_boxes=10)
+    assert c.status == "fails" and set(c.counterexample) == {"p", "q", "slack"}
+    assert c.counterexample["p"] < c.counterexample["q"]
+    with pytest.raises(ValueError, match="box has 1 sides for 2 coordinates"):
+        certify(lambda ctx, p, q: p - q, ("p", "q"), box=[(0, 1)])
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,10 +1,9 @@
 """Every registered claim on small random instances: it must hold, with a well-formed verdict."""
 
+import dataclasses
 import json
-import math
 
 import pytest
-
 from cascading_bandits import verify
 from cascading_bandits.verify.registry import Claim, claim, get_claim
 from cascading_bandits.verify.verdict import FAILS, HOLDS, METHODS, Outcome
@@ -131,6 +130,34 @@ def test_failing_claim_reports_fails():
 
 def test_claim_dataclass_is_data():
     c = get_claim("ucb1_peeling")
-    assert isinstance(c, Claim)
+    assert isinstance(c, Claim) and c.id == "ucb1_peeling"
     assert c.premises and c.reference and c.statement
-    assert not math.isnan(len(c.id))
+    assert c.method in METHODS and callable(c.check) and c.is_available()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.id = "other"
+    # ids are unique and every claim is found under its own id
+    ids = [x.id for x in verify.all_claims()]
+    assert len(ids) == len(set(ids))
+    assert all(get_claim(i).id == i for i in ids)
+
+
+def test_claim_with_missing_requirement_is_listed_not_run():
+    from cascading_bandits.verify.registry import _REGISTRY
+
+    @claim("test.needs", "nowhere", "needs a module", method="symbolic", requires=("no_such_mod",))
+    def _needs(ctx):
+        raise AssertionError("must not run")
+
+    try:
+        assert "test.needs" in [x.id for x in verify.all_claims()]
+        assert "test.needs" not in [x.id for x in verify.available_claims()]
+        assert not get_claim("test.needs").is_available()
+    finally:
+        del _REGISTRY["test.needs"]
+
+
+def test_registering_an_id_twice_or_an_unknown_method_is_refused():
+    with pytest.raises(ValueError, match="registered twice"):
+        claim("lemma2", "x", "y", method="symbolic")(lambda ctx: None)
+    with pytest.raises(ValueError, match="method must be one of"):
+        claim("test.bad_method", "x", "y", method="guesswork")
