@@ -446,8 +446,16 @@ def run_counters(
             w0 = initial_weights(cell.weights, uk[r0 + i])
             rows.append(
                 replay_counters(
-                    cell.weights, K, cell.policy, cell.order, lists[i], clicks[i], w0, tau,
-                    cell.c, check,
+                    cell.weights,
+                    K,
+                    cell.policy,
+                    cell.order,
+                    lists[i],
+                    clicks[i],
+                    w0,
+                    tau,
+                    cell.c,
+                    check,
                 )
             )
         del lists, clicks
