@@ -14,8 +14,10 @@ Theorem 2 (CascadeUCB1), ``tau_{e,e*} = 6 log n / Delta_{e,e*}^2``:
    steps (``#G^good``: events ``G_{e,e*,t}`` on steps without the bad event ``E_t``);
 2. ``R_bad + sum Delta_{e,e*} M_{e,e*}``: eq. (11) (on a good step ``G_{e,e*,t}`` forces
    ``T_{t-1}(e) <= tau_{e,e*}``; ``M`` counts such events on every step);
-3. ``R_bad + sum_e max{sum_{e*} Delta m : m <= tau, sum m <= tau_{e,K}}``: the counting bound
-   on ``M`` (the LP of Appendix A), the pre-peeling bound;
+3. ``R_bad + sum_e max{sum_{e*} Delta m : m >= 0, sum_{j<=k} m_j <= tau_{e,k} for all k}``: the
+   counting bound on ``M`` (the LP of Appendix A with the nested constraints that facts
+   (i)-(iii) of the proof give; its printed constraints alone allow more, caveat
+   peeling-lp-constraints), whose value is the pre-peeling bound;
 4. ``pi^2 L / 3 +`` the same: the bad steps by Hoeffding's inequality;
 5. ``pi^2 L / 3 + sum_e 12 / Delta_{e,K} log n``: Lemma 3 of Kveton et al. (2014) = Theorem 2.
 
@@ -244,6 +246,8 @@ def proof_chain(counters, eps=None, form="paper", confidence=0.95, seed=0) -> di
         "per_event_cost": float((r - rb).mean() / dg.mean()) if dg.mean() > 0 else math.nan,
         "M_over_tau_max": float((M.mean(axis=0) / tau).max()),
         "sumM_over_tauK_max": float((M.sum(axis=2).mean(axis=0) / tK).max()),
+        # the nested counting constraints sum_{j<=k} M_{e,j} <= tau_{e,k}, worst (e, k), max run
+        "nested_M_over_tau_max": float((np.cumsum(M, axis=2) / tau).max()),
         "sumG_over_tauK_mean": float((G.sum(axis=2).mean(axis=0) / tK).mean()),
         "tau_K": tK.tolist(),
         "mean_G_by_item": G.sum(axis=2).mean(axis=0).tolist(),
