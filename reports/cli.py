@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "simulate": "cascading_bandits.simulate.cli",
     "report": "cascading_bandits.reports.report_cli",
     "bench": "cascading_bandits.simulate.bench_cli",
+    "profile": "cascading_bandits.reports.profile_cli",
 }
 
 
