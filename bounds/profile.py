@@ -42,6 +42,7 @@ factor between Theorem 3's (or 2's) ``log n`` coefficient and Theorem 4's in the
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -74,6 +75,14 @@ def _loglog(n):
     return math.log(math.log(n)) if n > math.e else 0.0
 
 
+@functools.lru_cache(maxsize=64)
+def _optimal_eps(weights, K, n, form):
+    """Theorem 3's minimising eps (seconds of mpmath roots: cached per instance and n)."""
+    from cascading_bandits.bounds.upper import theorem3_optimal_eps
+
+    return theorem3_optimal_eps(as_instance(weights, K), n, form=form)
+
+
 def proof_thresholds(weights, K, policy, n, eps=None, form="paper"):
     """``tau_{e,e*}`` of the proof of Theorem 2 or 3, shape (L-K, K) by rank (as ``gaps``).
 
@@ -92,7 +101,6 @@ def proof_thresholds(weights, K, policy, n, eps=None, form="paper"):
     (tau, eps) : ndarray (L-K, K) and the eps used (None for CascadeUCB1)
     """
     from cascading_bandits.bounds.kl import kl_mp
-    from cascading_bandits.bounds.upper import theorem3_optimal_eps
 
     inst = _inst(weights, K)
     V.choice("policy", policy, CHAIN_POLICIES)
@@ -100,7 +108,11 @@ def proof_thresholds(weights, K, policy, n, eps=None, form="paper"):
     gaps = inst.gaps()
     if policy == "cascade-ucb1":
         return 6.0 * _log(n) / gaps**2, None
-    eps = theorem3_optimal_eps(inst, n, form=form) if eps is None else V.positive_real("eps", eps)
+    if eps is None:
+        V.choice("form", form, ("paper", "proof"))
+        eps = _optimal_eps(tuple(float(x) for x in inst.weights), inst.K, n, form)
+    else:
+        eps = V.positive_real("eps", eps)
     sub, opt = inst.suboptimal_weights, inst.optimal_weights
     kl = np.array([[float(kl_mp(float(a), float(b))) for b in opt] for a in sub])
     return (1.0 + eps) * (_log(n) + 3.0 * _loglog(n)) / kl, float(eps)

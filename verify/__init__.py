@@ -40,6 +40,7 @@ _CLAIM_MODULES = (
     "cascading_bandits.verify.claims_lower",
     "cascading_bandits.verify.claims_discussion",
     "cascading_bandits.verify.claims_montecarlo",
+    "cascading_bandits.verify.claims_profile",
 )
 
 for _m in _CLAIM_MODULES:
