@@ -97,7 +97,8 @@ def chain_text(ch: dict) -> str:
         f"{p['regret_bad']:.3g} <= bound {p['regret_bad_bound']:.3g}); Theorem 1 on good steps: "
         f"alpha-sum {p['thm1_lower_good']:.1f} <= R_good {p['regret_good']:.1f} <= sum "
         f"{p['thm1_upper_good_expect']:.1f} (alpha = {ch['alpha']:.3g}); "
-        f"events G {p['events_G']:.0f}, max M/tau {p['M_over_tau_max']:.3f}, max sum M/tau_K {p['sumM_over_tauK_max']:.3f}"
+        f"events G {p['events_G']:.0f}, max M/tau {p['M_over_tau_max']:.3f}, "
+        f"max sum M/tau_K {p['sumM_over_tauK_max']:.3f}"
     )
     return "\n".join(lines)
 

@@ -54,7 +54,7 @@ def test_counting_lp_is_the_prepeeling_value(policy):
     for d, t in zip(gaps, tau, strict=True):
         res = linprog(-d, A_ub=np.tril(np.ones((K, K))), b_ub=t, bounds=[(0, None)] * K)
         total += -res.fun
-        res = linprog(-d, A_ub=np.ones((1, K)), b_ub=[t[-1]], bounds=list(zip([0] * K, t)))
+        res = linprog(-d, A_ub=np.ones((1, K)), b_ub=[t[-1]], bounds=list(zip([0] * K, t, strict=True)))
         printed += -res.fun
     inst = CascadeInstance(W, K)
     if policy == "cascade-ucb1":
