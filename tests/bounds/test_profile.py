@@ -54,7 +54,9 @@ def test_counting_lp_is_the_prepeeling_value(policy):
     for d, t in zip(gaps, tau, strict=True):
         res = linprog(-d, A_ub=np.tril(np.ones((K, K))), b_ub=t, bounds=[(0, None)] * K)
         total += -res.fun
-        res = linprog(-d, A_ub=np.ones((1, K)), b_ub=[t[-1]], bounds=list(zip([0] * K, t, strict=True)))
+        res = linprog(
+            -d, A_ub=np.ones((1, K)), b_ub=[t[-1]], bounds=list(zip([0] * K, t, strict=True))
+        )
         printed += -res.fun
     inst = CascadeInstance(W, K)
     if policy == "cascade-ucb1":
@@ -151,3 +153,71 @@ def test_asymptotic_factors_on_blb():
     assert ucb[-1]["factor"] == pytest.approx(2.0)  # Kveton et al.'s Lemma 3 on equal gaps
     with pytest.raises(ValueError):
         asymptotic_factors((0.2, 0.2, 0.2), 2, "cascade-klucb")  # no unique optimal set
+
+
+# -- the `cascading profile` command and the report section (reports.profile_cli/_report) --
+
+
+def test_profile_cli_prints_writes_and_refuses_to_overwrite(tmp_path, capsys):
+    import json
+
+    from cascading_bandits.reports.cli import main
+
+    args = ["profile", "--weights", "0.5,0.4,0.1,0.1", "--K", "2", "--policy", "cascade-ucb1"]
+    args += ["--runs", "3", "--horizon", "300", "--out", str(tmp_path), "--json"]
+    assert main(args) == 0
+    ch = json.loads(capsys.readouterr().out)
+    assert ch["runs"] == 3 and ch["mismatches"] == 0 and len(ch["links"]) == 6
+    assert ch["links"][-1]["mean"] == pytest.approx(
+        theorem2_bound(CascadeInstance((0.5, 0.4, 0.1, 0.1), 2), 300)
+    )
+    for name in ("cascade-ucb1-best-first.json", "cascade-ucb1-best-first-waterfall.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    before = (tmp_path / "cascade-ucb1-best-first.json").read_bytes()
+    assert main(args) == 2  # refuses: the files exist
+    assert "overwrite" in capsys.readouterr().err
+    assert (tmp_path / "cascade-ucb1-best-first.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "extra,word",
+    [
+        (["--policy", "cascade-ts"], "policy"),
+        (["--horizon", "0"], "horizon"),
+        (["--order", "sideways"], "order"),
+        (["--L", "8", "--p", "0.2", "--delta", "0.1"], "either"),
+    ],
+)
+def test_profile_cli_bad_input(extra, word, capsys):
+    from cascading_bandits.reports.cli import main
+
+    args = ["profile", "--weights", "0.5,0.4,0.1", "--K", "1", "--runs", "2", "--horizon", "50"]
+    assert main(args + extra) == 2
+    err = capsys.readouterr().err
+    assert word in err and "Traceback" not in err
+
+
+def test_where_bounds_lose_section():
+    from cascading_bandits.reports.profile_report import where_bounds_lose_section
+
+    chains = []
+    for order, scale in (("best-first", 1.0), ("worst-first", 0.7)):
+        pc = _fake_counters("cascade-ucb1", 5000, seed=3)
+        pc.order = order
+        pc.regret = pc.regret * scale
+        ch = proof_chain(pc)
+        ch["instance"] = "w"
+        chains.append(ch)
+    md, figs = where_bounds_lose_section(
+        chains,
+        factors={
+            ("cascade-ucb1", "w"): [
+                {"name": "Theorem 4 (alpha)", "coefficient": 1.0, "factor": None}
+            ]
+        },
+    )
+    assert md.startswith("## Where the bounds lose")
+    assert "Worst-first against best-first" in md and "| worst/best | 0.700 |" in md
+    assert len(figs) == 2
+    with pytest.raises(ValueError):
+        where_bounds_lose_section([])
