@@ -10,7 +10,7 @@ the bad-step part and the good-step part are carried along together.
 Theorem 2 (CascadeUCB1), ``tau_{e,e*} = 6 log n / Delta_{e,e*}^2``:
 
 0. ``R(n)``: the regret (sum of ``E_t[R_t]``);
-1. ``R_bad + sum Delta_{e,e*} #G^good_{e,e*}``: eq. (9) and Theorem 1's upper bound on the good
+1. ``R_bad + sum Delta_{e,e*} #G^good_{e,e*}``: eq. (10) and Theorem 1's upper bound on the good
    steps (``#G^good``: events ``G_{e,e*,t}`` on steps without the bad event ``E_t``);
 2. ``R_bad + sum Delta_{e,e*} M_{e,e*}``: eq. (11) (on a good step ``G_{e,e*,t}`` forces
    ``T_{t-1}(e) <= tau_{e,e*}``; ``M`` counts such events on every step);
@@ -208,7 +208,7 @@ def proof_chain(counters, eps=None, form="paper", confidence=0.95, seed=0) -> di
     if pc.policy == "cascade-ucb1":
         vals = [
             ("R(n)", "regret (sum of E_t[R_t])", r),
-            ("Thm 1 upper, good steps", "eq. (9) + Theorem 1", rb + dg),
+            ("Thm 1 upper, good steps", "eq. (10) + Theorem 1", rb + dg),
             ("T_{t-1}(e) <= tau", "eq. (11)", rb + dm),
             ("counting M <= tau (LP)", "Appendix A, before Lemma 3", rb + pre),
             ("bad steps <= pi^2 L/3", "Hoeffding, Appendix A", bad_bound + pre * ones),

@@ -10,7 +10,7 @@ their top K is the list the engine showed (``mismatches`` counts the steps where
 0 proves the replayed statistics are the policy's), and counts, per run:
 
 ``G[e, e*]``
-    events ``G_{e,e*,t}`` of Theorem 1 (eq. (4)): suboptimal ``e`` at a position k of the
+    events ``G_{e,e*,t}`` of Theorem 1 (eq. (5)): suboptimal ``e`` at a position k of the
     shown list with ``pi_t(k) = e*``, and observed (``k <= C_t``). ``pi_t`` is built as in
     the proof (:func:`bounds.decomposition.theorem1_permutation`): ``pi_t(k) = a_k`` when
     ``a_k`` is optimal; the other optimal items fill the remaining positions top-down in

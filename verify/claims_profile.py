@@ -142,7 +142,7 @@ def _dsum(pc, a):
 
 @claim(
     "profile.theorem1_upper",
-    "Appendix A, eqs. (9)/(12) second term, by Theorem 1's upper bound",
+    "Appendix A, eqs. (10)/(12) second term, by Theorem 1's upper bound",
     "E[sum_t 1{not E_t} R_t] <= E[sum_{e,e*} Delta_{e,e*} #{t: not E_t, G_{e,e*,t}}]",
     premises=("Assumption 1", "unique optimal set"),
     method=MONTE_CARLO,
