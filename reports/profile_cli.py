@@ -50,8 +50,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     o.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
 
 
+def _floats(name, text):
+    try:
+        vals = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--{name} must be comma-separated numbers, got {text!r}") from None
+    if not vals:
+        raise ValueError(f"--{name} must hold at least one number")
+    return vals
+
+
+def _horizon(h):
+    if h is None or not math.isfinite(h) or h != int(h) or h < 1:
+        raise ValueError(f"--horizon must be a positive integer, got {h!r}")
+    return int(h)
+
+
 def _cell(args):
-    from cascading_bandits.simulate.cli import _floats, _horizon
     from cascading_bandits.simulate.experiments import Cell, b_lb_cell
 
     if args.K is None:
@@ -61,8 +76,6 @@ def _cell(args):
         raise ValueError("give either --weights or --L/--p/--delta, not both")
     if args.weights is None and any(x is None for x in blb):
         raise ValueError("give --weights, or all of --L, --p and --delta (B_LB)")
-    if args.horizon is None or not math.isfinite(args.horizon):
-        raise ValueError(f"--horizon must be a positive integer, got {args.horizon!r}")
     n = _horizon(args.horizon)
     cid = f"{args.policy}-{args.order}"
     if args.weights is not None:
