@@ -221,3 +221,40 @@ def test_where_bounds_lose_section():
     assert len(figs) == 2
     with pytest.raises(ValueError):
         where_bounds_lose_section([])
+
+
+def test_asymptotic_runs_load_and_rows(tmp_path):
+    """benchmarks/asymptotic_runs.py chunks -> load_asymptotic -> R(n)/log n rows and figure."""
+    import importlib.util
+    from pathlib import Path
+
+    from cascading_bandits.reports.profile_report import (
+        asymptotic_figure,
+        asymptotic_rows,
+        load_asymptotic,
+    )
+    from cascading_bandits.simulate.experiments import b_lb_cell
+    from cascading_bandits.simulate.runner import run_cell
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "asymptotic_runs.py"
+    spec = importlib.util.spec_from_file_location("asymptotic_runs", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert (
+        mod.main(["--out", str(tmp_path), "--runs", "3", "--chunk", "2", "--horizon", "1000"]) == 0
+    )
+    data = load_asymptotic(tmp_path)
+    assert len(data) == 4
+    d = data["L16-K2-p0.2-d0.15-cascade-ucb1-best-first"]
+    assert d["regret"].shape[0] == 3  # chunks 0-2 and 2-3, in run order
+    # the chunks are the runs run_cell makes with the same seed
+    cell = b_lb_cell("x", 16, 2, 0.2, 0.15, "cascade-ucb1", horizon=1000, runs=3)
+    ref = run_cell(cell, 2015, checkpoints=d["checkpoints"])
+    np.testing.assert_allclose(d["regret"], ref.regret, rtol=1e-12)
+    rows = asymptotic_rows(data, at=(100, 1000))
+    r = next(x for x in rows if x["cell_id"] == "L16-K2-p0.2-d0.15-cascade-ucb1-best-first")
+    assert r["n=1000"][0] == pytest.approx(ref.regret[:, -1].mean() / math.log(1000))
+    assert r["theorem4"] == pytest.approx(float(theorem4_blb_coefficient(16, 2, 0.2, 0.15)))
+    assert asymptotic_figure(data) is not None
+    with pytest.raises(ValueError, match="does not exist"):
+        load_asymptotic(tmp_path / "nothing")
