@@ -27,6 +27,7 @@ SUBCOMMANDS = {
     "bench": "cascading_bandits.simulate.bench_cli",
     "search": "cascading_bandits.simulate.search_cli",
     "ledger": "cascading_bandits.bounds.ledger_cli",
+    "profile": "cascading_bandits.reports.profile_cli",
 }
 
 

@@ -1,0 +1,347 @@
+"""The chain of inequalities of the proofs of Theorems 2 and 3, link by link (Appendix A).
+
+Each proof bounds the expected regret through a chain ``R(n) = V_0 <= V_1 <= ... <= V_m``,
+the last value being the theorem's bound. :func:`proof_chain` evaluates every ``V_i`` on
+counted runs (:mod:`simulate.counters`; any object with its attributes) and the ratio
+``V_i / V_{i-1}`` of the means over runs with a bootstrap confidence interval, so that one
+sees which step of the proof loses how much. Every ``V_i`` is a total bound on ``R(n)``:
+the bad-step part and the good-step part are carried along together.
+
+Theorem 2 (CascadeUCB1), ``tau_{e,e*} = 6 log n / Delta_{e,e*}^2``:
+
+0. ``R(n)``: the regret (sum of ``E_t[R_t]``);
+1. ``R_bad + sum Delta_{e,e*} #G^good_{e,e*}``: eq. (10) and Theorem 1's upper bound on the good
+   steps (``#G^good``: events ``G_{e,e*,t}`` on steps without the bad event ``E_t``);
+2. ``R_bad + sum Delta_{e,e*} M_{e,e*}``: eq. (11) (on a good step ``G_{e,e*,t}`` forces
+   ``T_{t-1}(e) <= tau_{e,e*}``; ``M`` counts such events on every step);
+3. ``R_bad + sum_e max{sum_{e*} Delta m : m >= 0, sum_{j<=k} m_j <= tau_{e,k} for all k}``: the
+   counting bound on ``M`` (the LP of Appendix A with the nested constraints that facts
+   (i)-(iii) of the proof give; its printed constraints alone allow more, caveat
+   peeling-lp-constraints), whose value is the pre-peeling bound;
+4. ``pi^2 L / 3 +`` the same: the bad steps by Hoeffding's inequality;
+5. ``pi^2 L / 3 + sum_e 12 / Delta_{e,K} log n``: Lemma 3 of Kveton et al. (2014) = Theorem 2.
+
+Theorem 3 (CascadeKL-UCB), ``tau_{e,e*} = (1 + eps)(log n + 3 log log n) / kl(w(e), w(e*))``:
+
+0. ``R(n)``; 1. as above;
+2. ``R_bad + sum Delta M + sum Delta Mbar^good``: eq. (13) (``Mbar^good``: events with
+   ``T_{t-1}(e) > tau`` on good steps);
+3. ``R_bad + LP(tau) + sum Delta Mbar^good``: the counting bound on ``M``;
+4. ``R_bad + LP(tau) + tail``: Lemma 8 of Garivier and Cappe (2011) on ``Mbar``
+   (``tail = K L max C_2 / n^beta`` in the paper's form, ``sum Delta C_2 / n^beta`` in the
+   proof's form; :mod:`bounds.upper`);
+5. ``loglog + LP(tau) + tail``: Theorems 2 and 10 of Garivier and Cappe on the bad steps
+   (``7 K log log n``, or ``K F(n)`` in the proof's form);
+6. ``loglog + tail + (1 + eps) sum_e Delta_{e,K}(1 + log 1/Delta_{e,K}) / kl (log n + 3 log log
+   n)``: Lemma 2 (peeling) = Theorem 3.
+
+Links 1 -> 2 and 2 -> 3 (3 -> 4 for KL-UCB's ``Mbar``) hold run by run; the others in
+expectation (Theorem 1 and the bad-step bounds). :func:`asymptotic_factors` splits the
+factor between Theorem 3's (or 2's) ``log n`` coefficient and Theorem 4's in the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds.instance import as_instance
+
+__all__ = [
+    "proof_thresholds",
+    "proof_chain",
+    "asymptotic_factors",
+    "ratio_interval",
+    "CHAIN_POLICIES",
+]
+
+CHAIN_POLICIES = ("cascade-ucb1", "cascade-klucb")
+
+
+def _inst(weights, K):
+    inst = as_instance(tuple(weights), K)
+    inst.require_unique_optimum()
+    return inst
+
+
+def _log(n):
+    return math.log(n) if n > 1 else 0.0
+
+
+def _loglog(n):
+    return math.log(math.log(n)) if n > math.e else 0.0
+
+
+@functools.lru_cache(maxsize=64)
+def _optimal_eps(weights, K, n, form):
+    """Theorem 3's minimising eps (seconds of mpmath roots: cached per instance and n)."""
+    from cascading_bandits.bounds.upper import theorem3_optimal_eps
+
+    return theorem3_optimal_eps(as_instance(weights, K), n, form=form)
+
+
+def proof_thresholds(weights, K, policy, n, eps=None, form="paper"):
+    """``tau_{e,e*}`` of the proof of Theorem 2 or 3, shape (L-K, K) by rank (as ``gaps``).
+
+    Parameters
+    ----------
+    weights : sequence of probabilities (L,) with a unique optimal set
+    K : int
+    policy : {"cascade-ucb1", "cascade-klucb"}
+    n : int >= 1
+        Horizon (the proofs' ``n``).
+    eps : float > 0, optional
+        Theorem 3's eps; default the eps minimising the bound at n (:mod:`bounds.upper`).
+
+    Returns
+    -------
+    (tau, eps) : ndarray (L-K, K) and the eps used (None for CascadeUCB1)
+    """
+    from cascading_bandits.bounds.kl import kl_mp
+
+    inst = _inst(weights, K)
+    V.choice("policy", policy, CHAIN_POLICIES)
+    n = V.positive_int("n", n)
+    gaps = inst.gaps()
+    if policy == "cascade-ucb1":
+        return 6.0 * _log(n) / gaps**2, None
+    if eps is None:
+        V.choice("form", form, ("paper", "proof"))
+        eps = _optimal_eps(tuple(float(x) for x in inst.weights), inst.K, n, form)
+    else:
+        eps = V.positive_real("eps", eps)
+    sub, opt = inst.suboptimal_weights, inst.optimal_weights
+    kl = np.array([[float(kl_mp(float(a), float(b))) for b in opt] for a in sub])
+    return (1.0 + eps) * (_log(n) + 3.0 * _loglog(n)) / kl, float(eps)
+
+
+def ratio_interval(num, den, confidence=0.95, resamples=2000, seed=0):
+    """Ratio of means ``mean(num) / mean(den)`` over runs with a percentile bootstrap interval.
+
+    ``num``, ``den``: arrays (runs,) (a constant is broadcast). Returns (ratio, lo, hi); the
+    interval is (nan, nan) with fewer than 2 runs. Resampling uses its own seeded generator.
+    """
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    runs = max(num.size, den.size)
+    num = np.broadcast_to(num, (runs,))
+    den = np.broadcast_to(den, (runs,))
+    conf = V.probability("confidence", confidence, open_low=True, open_high=True)
+    r = float(num.mean() / den.mean()) if den.mean() != 0 else math.inf
+    if runs < 2:
+        return r, math.nan, math.nan
+    rng = np.random.default_rng(np.random.SeedSequence(V.positive_int("seed", seed, minimum=0)))
+    idx = rng.integers(0, runs, size=(V.positive_int("resamples", resamples), runs))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = num[idx].mean(axis=1) / den[idx].mean(axis=1)
+    lo, hi = np.quantile(b, [(1 - conf) / 2, (1 + conf) / 2])
+    return r, float(lo), float(hi)
+
+
+def _lp_values(inst, policy, n, eps, form):
+    """(pre-peeling LP total, peeled log term, bad-step bound, tail bound) at n."""
+    from cascading_bandits.bounds import upper
+    from cascading_bandits.bounds.garivier_cappe import GC_LOGLOG_CONSTANT, klucb_loglog_term
+
+    if policy == "cascade-ucb1":
+        pre = 6.0 * upper.theorem2_prepeeling_coefficient(inst) * _log(n)
+        peeled = upper.theorem2_leading_coefficient(inst) * _log(n)
+        return pre, peeled, math.pi**2 * inst.L / 3.0, 0.0
+    scale = (1.0 + eps) * (_log(n) + 3.0 * _loglog(n))
+    pre = upper.theorem3_prepeeling_coefficient(inst) * scale
+    peeled = float(upper.theorem3_log_term(inst, n, eps))
+    if form == "paper":
+        loglog = float(GC_LOGLOG_CONSTANT) * inst.K * _loglog(n)
+    else:
+        loglog = inst.K * klucb_loglog_term(int(n))
+    tail = float(upper.theorem3_constant(inst, n, eps, form=form)) - loglog
+    return pre, peeled, loglog, tail
+
+
+def proof_chain(counters, eps=None, form="paper", confidence=0.95, seed=0) -> dict:
+    """The chain of the proof of Theorem 2 (CascadeUCB1) or 3 (CascadeKL-UCB) on counted runs.
+
+    Parameters
+    ----------
+    counters : simulate.counters.ProofCounters
+        Runs counted with ``tau = proof_thresholds(...)[0]`` for the same policy, horizon and
+        eps (checked: ValueError otherwise).
+    eps : float > 0, optional
+        Theorem 3's eps (default: the minimiser at n, as :func:`proof_thresholds`).
+    form : {"paper", "proof"}
+        Theorem 3's constant C as printed or as the proof gives it (:mod:`bounds.upper`).
+    confidence : float in (0, 1)
+        Of the bootstrap intervals of the ratios.
+
+    Returns
+    -------
+    dict (JSON-able): ``policy``, ``order``, ``runs``, ``horizon``, ``eps``, ``alpha``,
+    ``links`` (list of dicts ``name``, ``step`` (the paper's equation or lemma), ``mean``,
+    ``stderr``, ``ratio``, ``ratio_lo``, ``ratio_hi``; ratio = this / previous), ``parts``
+    (the components: regret on bad steps and its bound, bad steps, Theorem 1's sums, counts
+    against tau) and ``total_factor`` (last / first).
+    """
+    from cascading_bandits.bounds.decomposition import theorem1_alpha
+
+    pc = counters
+    V.choice("counters.policy", pc.policy, CHAIN_POLICIES)
+    V.choice("form", form, ("paper", "proof"))
+    inst = _inst(pc.weights, pc.K)
+    n = int(pc.horizon)
+    tau, eps = proof_thresholds(pc.weights, pc.K, pc.policy, n, eps, form)
+    if not np.allclose(np.asarray(pc.tau), tau, rtol=1e-12, atol=0):
+        raise ValueError(
+            "counters were counted with other thresholds tau than this proof's at this horizon "
+            "and eps; count with proof_thresholds(...)[0]"
+        )
+    gaps = inst.gaps()
+    pre, peeled, bad_bound, tail = _lp_values(inst, pc.policy, n, eps, form)
+    r = np.asarray(pc.regret, float)
+    rb = np.asarray(pc.regret_bad, float)
+    dg = (np.asarray(pc.G_good) * gaps).sum(axis=(1, 2))
+    dm = (np.asarray(pc.M) * gaps).sum(axis=(1, 2))
+    dmb = (np.asarray(pc.Mbar_good) * gaps).sum(axis=(1, 2))
+    ones = np.ones_like(r)
+    if pc.policy == "cascade-ucb1":
+        vals = [
+            ("R(n)", "regret (sum of E_t[R_t])", r),
+            ("Thm 1 upper, good steps", "eq. (10) + Theorem 1", rb + dg),
+            ("T_{t-1}(e) <= tau", "eq. (11)", rb + dm),
+            ("counting M <= tau (LP)", "Appendix A, before Lemma 3", rb + pre),
+            ("bad steps <= pi^2 L/3", "Hoeffding, Appendix A", bad_bound + pre * ones),
+            ("peeling = Theorem 2", "Lemma 3 (Kveton et al. 2014)", (bad_bound + peeled) * ones),
+        ]
+    else:
+        vals = [
+            ("R(n)", "regret (sum of E_t[R_t])", r),
+            ("Thm 1 upper, good steps", "eq. (12) + Theorem 1", rb + dg),
+            ("split at tau", "eq. (13)", rb + dm + dmb),
+            ("counting M <= tau (LP)", "Appendix A, as Theorem 2", rb + pre + dmb),
+            ("Mbar <= C2/n^beta", "Lemma 8 (Garivier & Cappe 2011)", rb + pre + tail),
+            (
+                "bad steps <= loglog",
+                "Thms 2, 10 (Garivier & Cappe)",
+                (bad_bound + pre + tail) * ones,
+            ),
+            ("peeling = Theorem 3", "Lemma 2", (bad_bound + tail + peeled) * ones),
+        ]
+    links = []
+    prev = None
+    for i, (name, step, v) in enumerate(vals):
+        v = np.asarray(v, float)
+        se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else math.nan
+        d = {"name": name, "step": step, "mean": float(v.mean()), "stderr": se}
+        if prev is not None:
+            d["ratio"], d["ratio_lo"], d["ratio_hi"] = ratio_interval(
+                v, prev, confidence, seed=seed + i
+            )
+        links.append(d)
+        prev = v
+    alpha = float(theorem1_alpha(inst))
+    G = np.asarray(pc.G, float)
+    M = np.asarray(pc.M, float)
+    tK = tau[:, -1]
+    parts = {
+        "regret_bad": float(rb.mean()),
+        "regret_bad_bound": float(bad_bound),
+        "bad_steps": float(np.mean(pc.bad_steps)),
+        "regret_good": float((r - rb).mean()),
+        "thm1_upper_good_counts": float(dg.mean()),
+        "thm1_upper_good_expect": float(np.mean(pc.thm1_upper_good)),
+        "thm1_lower_good": alpha * float(np.mean(pc.thm1_upper_good)),
+        "thm1_exact_good": float(np.mean(pc.thm1_exact_good)),
+        "events_G": float(G.sum(axis=(1, 2)).mean()),
+        "events_G_weighted": float((G * gaps).sum(axis=(1, 2)).mean()),
+        "per_event_cost": float((r - rb).mean() / dg.mean()) if dg.mean() > 0 else math.nan,
+        "M_over_tau_max": float((M.mean(axis=0) / tau).max()),
+        "sumM_over_tauK_max": float((M.sum(axis=2).mean(axis=0) / tK).max()),
+        # the nested counting constraints sum_{j<=k} M_{e,j} <= tau_{e,k}, worst (e, k), max run
+        "nested_M_over_tau_max": float((np.cumsum(M, axis=2) / tau).max()),
+        "sumG_over_tauK_mean": float((G.sum(axis=2).mean(axis=0) / tK).mean()),
+        "tau_K": tK.tolist(),
+        "mean_G_by_item": G.sum(axis=2).mean(axis=0).tolist(),
+        "mean_M_by_item": M.sum(axis=2).mean(axis=0).tolist(),
+        "Mbar_good_weighted": float(dmb.mean()),
+        "tail_bound": float(tail),
+        "prepeeling": float(pre),
+        "peeled": float(peeled),
+    }
+    return {
+        "policy": pc.policy,
+        "order": pc.order,
+        "weights": list(pc.weights),
+        "K": int(pc.K),
+        "runs": int(r.size),
+        "horizon": n,
+        "eps": eps,
+        "form": form,
+        "alpha": alpha,
+        "confidence": confidence,
+        "links": links,
+        "parts": parts,
+        "total_factor": links[-1]["mean"] / links[0]["mean"],
+    }
+
+
+def asymptotic_factors(weights, K, policy, n=None, eps=None) -> list[dict]:
+    """The factor between Theorem 2's or 3's ``log n`` coefficient and Theorem 4's, split.
+
+    From the lower constant upwards: Theorem 4's constant ``alpha sum_e Delta_{e,K} / kl(w(e),
+    w(K))`` (:func:`bounds.lower.theorem4_general_coefficient`); dividing by ``alpha``
+    (Theorem 1's lower vs upper bound); the per-pair thresholds ``tau_{e,e*}`` (the LP value
+    of the counting step, pre-peeling; for UCB1 its tau uses ``6 / Delta^2`` instead of
+    ``1 / kl``); peeling (Lemma 2 / Lemma 3 of Kveton et al.); and, if ``n`` is given, Theorem
+    3's ``(1 + eps)(log n + 3 log log n) / log n`` at n. The sharp lower constant
+    (``alpha_sharp = prod_{j<K}(1 - w(j))``) is listed too.
+
+    Returns a list of dicts ``name``, ``coefficient`` (of ``log n``), ``factor`` (this over
+    the previous).
+    """
+    from cascading_bandits.bounds import lower, upper
+    from cascading_bandits.bounds.decomposition import theorem1_alpha
+    from cascading_bandits.bounds.kl import kl_mp
+
+    inst = _inst(weights, K)
+    V.choice("policy", policy, CHAIN_POLICIES)
+    alpha = float(theorem1_alpha(inst))
+    lo = float(lower.theorem4_general_coefficient(inst))
+    sharp = float(lower.theorem4_sharp_coefficient(inst))
+    wK = float(inst.optimal_weights[-1])
+    lr = sum((wK - float(a)) / float(kl_mp(float(a), wK)) for a in inst.suboptimal_weights)
+    rows = [
+        ("Theorem 4 (alpha)", lo),
+        ("Theorem 4, sharp alpha", sharp),
+        ("/ alpha: Theorem 1 upper", lr),
+    ]
+    if policy == "cascade-klucb":
+        rows += [
+            ("per-pair tau (pre-peeling)", upper.theorem3_prepeeling_coefficient(inst)),
+            ("Lemma 2 peeling", upper.theorem3_leading_coefficient(inst)),
+        ]
+        if n is not None:
+            n = V.positive_int("n", n)
+            e = upper.theorem3_optimal_eps(inst, n) if eps is None else V.positive_real("eps", eps)
+            f = (1 + e) * (_log(n) + 3 * _loglog(n)) / _log(n)
+            rows.append((f"(1+eps)(1+3 loglog n/log n), n={n:g}", rows[-1][1] * f))
+    else:
+        rows += [
+            (
+                "UCB1 tau = 6 log n/Delta^2 (pre-peeling)",
+                6 * upper.theorem2_prepeeling_coefficient(inst),
+            ),
+            ("Lemma 3 peeling (Kveton 2014)", upper.theorem2_leading_coefficient(inst)),
+        ]
+    out = []
+    for i, (name, v) in enumerate(rows):
+        prev = rows[i - 1][1] if i > 0 else None
+        # the sharp row is a side branch: the next factor is taken from the plain constant
+        if i == 2:
+            prev = rows[0][1]
+        out.append(
+            {"name": name, "coefficient": float(v), "factor": None if prev is None else v / prev}
+        )
+    out[0]["alpha"] = alpha
+    return out
