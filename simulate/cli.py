@@ -25,6 +25,12 @@ HELP = (
 )
 
 
+def _policy_help() -> str:
+    from cascading_bandits.simulate.policies import help_text
+
+    return "; ".join(help_text().splitlines())
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
@@ -48,8 +54,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--policy",
         default="cascade-ucb1,cascade-klucb",
-        help="comma-separated: cascade-ucb1, cascade-klucb, cascade-ts, ranked-klucb, "
-        "ranked-klucb-rba, oracle, uniform-random (default: cascade-ucb1,cascade-klucb)",
+        help="comma-separated policy specs, e.g. cascade-klucb(c=0); parameters left out take "
+        "their defaults (default: cascade-ucb1,cascade-klucb). Known: " + _policy_help(),
     )
     a.add_argument("--order", default="best-first", help="best-first (default) or worst-first")
     a.add_argument("--model", default="cascade", help="cascade (default) or dbn")
@@ -102,9 +108,9 @@ def _adhoc_cells(args):
     gamma = 1.0 if args.gamma is None else args.gamma
     runs = 20 if args.runs is None else args.runs
     horizon = 100_000 if args.horizon is None else _horizon(args.horizon)
-    policies = [x.strip() for x in args.policy.split(",") if x.strip()]
-    if not policies:
-        raise ValueError("--policy must name at least one policy")
+    from cascading_bandits.simulate.policies import parse_policies
+
+    policies = [x.text for x in parse_policies(args.policy)]
     cells = []
     for pol in policies:
         cid = f"{pol}-{args.order}"

@@ -1,0 +1,107 @@
+"""``cascade-klucb(c=3)``: CascadeKL-UCB (Algorithm 1 with the KL-UCB index, Section 3.2).
+
+At step ``t`` the index of item ``e`` is ``klucb_scalar(S(e)/T(e), T(e), log t + c log log t)``
+(:mod:`bounds.kl`, :func:`bounds.indices.klucb_threshold_scalar`, small-t rule); the
+paper's ``c`` is 3. Observations and ``w_0`` as for CascadeUCB1 (:mod:`.ucb1`).
+``lazy=True`` (the default) selects the top K without computing every index, exactly
+(:mod:`._klucb_select`: bracketed for L < GROUP_MIN, a state cache from there on).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from cascading_bandits.bounds.indices import klucb_threshold_scalar
+from cascading_bandits.bounds.kl import klucb_scalar
+from cascading_bandits.simulate.policies.kernel import (
+    NJIT,
+    finish,
+    observe_w0,
+    play,
+    select_top,
+    step_buffers,
+)
+from cascading_bandits.simulate.policies._klucb_select import (
+    GROUP_MIN,
+    GROW,
+    _grouped_top,
+    _lazy_pop,
+    _lazy_prepare,
+    _lazy_retire,
+    _state_cache,
+)
+from cascading_bandits.simulate.policies.registry import Param, register_policy
+
+
+@numba.njit(**NJIT)
+def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
+    attract, K, n, lazy = env[1], env[4], env[5], env[9]
+    c = params[0]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    idx, sel = st[0], st[2]
+    # lazy KL-UCB state (see _klucb_select)
+    q = np.zeros(L)
+    ub = np.zeros(L)
+    ubt = np.zeros(L, np.int64)
+    ubn = np.zeros(L, np.int64)
+    lo = np.empty(L)
+    hi = np.empty(L)
+    ex = np.zeros(L, np.int64)
+    stamp = np.zeros(L, np.int64)
+    cl = np.empty(L, np.int64)
+    tk = np.zeros(L, np.bool_)
+    tops = np.empty(L)
+    grouped = lazy and L >= GROUP_MIN
+    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L if grouped else 0)
+    ninc = 0
+    t_ep = 0
+    th_ep = 0.0
+    cum, j = 0.0, 0
+    for t in range(1, n + 1):
+        th = klucb_threshold_scalar(float(t), c)
+        if lazy and t > t_ep:
+            t_ep = t + t // GROW + 1
+            th_ep = klucb_threshold_scalar(float(t_ep), c)
+        if grouped:
+            _grouped_top(
+                S, N, ub, ubt, t, th, t_ep, th_ep, sel, ninc, K, tops, sel,
+                ckey, cval, cvt, cub, cubt, mask,
+            )  # fmt: skip
+            ninc = K
+        elif lazy:
+            nc = _lazy_prepare(
+                S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, K,
+                lo, hi, ex, stamp, t, cl, tops,
+            )  # fmt: skip
+            for i in range(nc):
+                tk[i] = False
+            for k in range(K):
+                sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk)
+            _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk)
+            ninc = K
+        else:
+            for e in range(L):
+                idx[e] = klucb_scalar(S[e] / N[e], float(N[e]), th)
+            select_top(idx, K, st[1], sel)
+        cum, j, nobs, last = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+        if lazy:
+            lst = st[3]
+            for k in range(nobs):
+                if k == last or grouped:
+                    # the index may have grown (attractive) or the state changed (grouped):
+                    # the stored upper bound is void
+                    ubt[lst[k]] = 0
+    finish(N, counts_out)
+
+
+DECL = register_policy(
+    "cascade-klucb",
+    params=(Param("c", 3.0, 0.0, doc="constant c in log t + c log log t"),),
+    kernel=kernel,
+    reference="reference.klucb:reference_run",
+    summary="CascadeKL-UCB (Algorithm 1, KL-UCB index; c = 3 is the paper's)",
+    uses_lazy=True,
+)

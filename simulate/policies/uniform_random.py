@@ -1,0 +1,44 @@
+"""``uniform-random``: a uniformly random list each step (baseline and test instrument).
+
+Its index is the policy stream's uniform of (t, e) (:mod:`simulate.rng`); the K largest
+of L iid uniforms are a uniformly random list. Observations as for the cascade learners.
+"""
+
+from __future__ import annotations
+
+import numba
+
+from cascading_bandits.simulate.policies.kernel import (
+    NJIT,
+    finish,
+    observe_w0,
+    play,
+    select_top,
+    step_buffers,
+)
+from cascading_bandits.simulate.policies.registry import register_policy
+from cascading_bandits.simulate.rng import POLICY, uniform
+
+
+@numba.njit(**NJIT)
+def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
+    attract, K, n = env[1], env[4], env[5]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    idx = st[0]
+    cum, j = 0.0, 0
+    for t in range(1, n + 1):
+        for e in range(L):
+            idx[e] = uniform(pkey, POLICY, t, e, L, 0)
+        select_top(idx, K, st[1], st[2])
+        cum, j, _, _ = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+    finish(N, counts_out)
+
+
+DECL = register_policy(
+    "uniform-random",
+    kernel=kernel,
+    reference="reference.baselines:random_run",
+    summary="a uniformly random list each step (baseline)",
+)
