@@ -25,10 +25,26 @@ HELP = (
 )
 
 
-def _policy_help() -> str:
-    from cascading_bandits.simulate.policies import help_text
+class _PolicyHelp:
+    """Help of --policy listing the declared policies, built only when help is printed
+    (the registry imports numba; building the parser stays cheap)."""
 
-    return "; ".join(help_text().splitlines())
+    def __init__(self, head):
+        self.head = head
+
+    def __str__(self):
+        from cascading_bandits.simulate.policies import help_text
+
+        return self.head + "; ".join(help_text().splitlines())
+
+    def strip(self):
+        return self.head
+
+    def __contains__(self, x):
+        return x in str(self)
+
+    def __mod__(self, params):
+        return str(self).replace("%", "%%") % params
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,8 +70,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--policy",
         default="cascade-ucb1,cascade-klucb",
-        help="comma-separated policy specs, e.g. cascade-klucb(c=0); parameters left out take "
-        "their defaults (default: cascade-ucb1,cascade-klucb). Known: " + _policy_help(),
+        help=_PolicyHelp(
+            "comma-separated policy specs, e.g. cascade-klucb(c=0); parameters left out take "
+            "their defaults (default: cascade-ucb1,cascade-klucb). Known: "
+        ),
     )
     a.add_argument("--order", default="best-first", help="best-first (default) or worst-first")
     a.add_argument("--model", default="cascade", help="cascade (default) or dbn")
