@@ -143,7 +143,7 @@ def simulate_runs(
         bool(lazy),
     )
     params = spec.kernel_params()
-    kernel = decl.kernel
+    kernel = decl.kernel_for(int(attract.size), bool(lazy))
 
     def one(r):
         kernel(env, params, ukeys[r], pkeys[r], regret[r], counts[r], trace[r])

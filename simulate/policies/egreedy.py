@@ -13,6 +13,7 @@ the sub-draws 0 of (t, e), the draws of ``uniform-random``. So ``eps = 1`` shows
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
@@ -34,7 +35,7 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx = st[0]
-    cum, j = 0.0, 0
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         if uniform(pkey, POLICY, t, 0, L, 1) < eps:
             for e in range(L):

@@ -6,7 +6,7 @@ reads as::
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     S, N = observe_w0(ukey, attract)          # Algorithm 1's initial observation
     st = step_buffers(attract.size, K)         # (idx, taken, sel, lst, clicks, scratch)
-    cum, j = 0.0, 0
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         ...fill st[0] (the index of every item)...
         select_top(st[0], K, st[1], st[2])     # the K largest, ties to the smaller id
@@ -89,8 +89,9 @@ def play(env, t, st, S, N, ukey, trace, cum, j, regret_out):
         lst[k] = sel[k] if order == 0 else sel[K - 1 - k]
     respond(code, attract, satisfy, gamma, lst, K, t, ukey, clicks)
     if t <= trace.shape[0]:
-        trace[t - 1, 0, :] = lst
-        trace[t - 1, 1, :] = clicks
+        for k in range(K):  # element-wise: a slice assignment compiles a shape-error path (s)
+            trace[t - 1, 0, k] = lst[k]
+            trace[t - 1, 1, k] = clicks[k]
     last = -1
     for k in range(K):
         if clicks[k] == 1:

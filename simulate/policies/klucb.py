@@ -35,14 +35,33 @@ from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 
 @numba.njit(**NJIT)
-def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
-    attract, K, n, lazy = env[1], env[4], env[5], env[9]
+def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """Every index every step (the definition; lazy=False)."""
+    attract, K, n = env[1], env[4], env[5]
     c = params[0]
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    idx, sel = st[0], st[2]
-    # lazy KL-UCB state (see _klucb_select)
+    idx = st[0]
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
+    for t in range(1, n + 1):
+        th = klucb_threshold_scalar(float(t), c)
+        for e in range(L):
+            idx[e] = klucb_scalar(S[e] / N[e], float(N[e]), th)
+        select_top(idx, K, st[1], st[2])
+        cum, j, _, _ = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+    finish(N, counts_out)
+
+
+@numba.njit(**NJIT)
+def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """Lazy exact selection with brackets (L < GROUP_MIN; see _klucb_select)."""
+    attract, K, n = env[1], env[4], env[5]
+    c = params[0]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    sel, lst = st[2], st[3]
     q = np.zeros(L)
     ub = np.zeros(L)
     ubt = np.zeros(L, np.int64)
@@ -54,47 +73,69 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     cl = np.empty(L, np.int64)
     tk = np.zeros(L, np.bool_)
     tops = np.empty(L)
-    grouped = lazy and L >= GROUP_MIN
-    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L if grouped else 0)
-    ninc = 0
-    t_ep = 0
+    ninc = np.int64(0)  # not literals: callees compile once
+    t_ep = np.int64(0)
     th_ep = 0.0
-    cum, j = 0.0, 0
+    cum, j = 0.0, np.int64(0)
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
-        if lazy and t > t_ep:
+        if t > t_ep:
             t_ep = t + t // GROW + 1
             th_ep = klucb_threshold_scalar(float(t_ep), c)
-        if grouped:
-            _grouped_top(
-                S, N, ub, ubt, t, th, t_ep, th_ep, sel, ninc, K, tops, sel,
-                ckey, cval, cvt, cub, cubt, mask,
-            )  # fmt: skip
-            ninc = K
-        elif lazy:
-            nc = _lazy_prepare(
-                S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, K,
-                lo, hi, ex, stamp, t, cl, tops,
-            )  # fmt: skip
-            for i in range(nc):
-                tk[i] = False
-            for k in range(K):
-                sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk)
-            _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk)
-            ninc = K
-        else:
-            for e in range(L):
-                idx[e] = klucb_scalar(S[e] / N[e], float(N[e]), th)
-            select_top(idx, K, st[1], sel)
+        nc = _lazy_prepare(
+            S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, K,
+            lo, hi, ex, stamp, t, cl, tops,
+        )  # fmt: skip
+        for i in range(nc):
+            tk[i] = False
+        for k in range(K):
+            sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk)
+        _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk)
+        ninc = K
         cum, j, nobs, last = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
-        if lazy:
-            lst = st[3]
-            for k in range(nobs):
-                if k == last or grouped:
-                    # the index may have grown (attractive) or the state changed (grouped):
-                    # the stored upper bound is void
-                    ubt[lst[k]] = 0
+        if last >= 0:
+            ubt[lst[last]] = 0  # its index may have grown: the stored upper bound is void
     finish(N, counts_out)
+
+
+@numba.njit(**NJIT)
+def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """Lazy exact selection with the state cache (L >= GROUP_MIN; see _klucb_select)."""
+    attract, K, n = env[1], env[4], env[5]
+    c = params[0]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    sel, lst = st[2], st[3]
+    ub = np.zeros(L)
+    ubt = np.zeros(L, np.int64)
+    tops = np.empty(K)
+    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L)
+    ninc = np.int64(0)  # not literals: callees compile once
+    t_ep = np.int64(0)
+    th_ep = 0.0
+    cum, j = 0.0, np.int64(0)
+    for t in range(1, n + 1):
+        th = klucb_threshold_scalar(float(t), c)
+        if t > t_ep:
+            t_ep = t + t // GROW + 1
+            th_ep = klucb_threshold_scalar(float(t_ep), c)
+        _grouped_top(
+            S, N, ub, ubt, t, th, t_ep, th_ep, sel, ninc, K, tops, sel,
+            ckey, cval, cvt, cub, cubt, mask,
+        )  # fmt: skip
+        ninc = K
+        cum, j, nobs, last = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+        for k in range(nobs):
+            ubt[lst[k]] = 0  # its state changed: take the new state's bound
+    finish(N, counts_out)
+
+
+def kernel(L, lazy):
+    """The kernel a run uses: only that one is compiled."""
+    if not lazy:
+        return kernel_plain
+    return kernel_grouped if L >= GROUP_MIN else kernel_bracketed
 
 
 DECL = register_policy(

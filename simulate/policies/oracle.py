@@ -8,6 +8,7 @@ learners (``w_0`` included).
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 from cascading_bandits.simulate.models import DBN
 from cascading_bandits.simulate.policies.kernel import (
@@ -30,7 +31,7 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     idx = st[0]
     for e in range(L):
         idx[e] = attract[e] * satisfy[e] if code == DBN else attract[e]
-    cum, j = 0.0, 0
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         select_top(idx, K, st[1], st[2])
         cum, j, _, _ = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)

@@ -77,7 +77,7 @@ def _run_ranked(env, c, ukey, regret_out, counts_out, trace, rba):
     grouped = lazy and L >= GROUP_MIN_RANKED
     # one cache for the K bandits: the index is a function of the state and the step
     ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L if grouped else 0)
-    t_ep = 0
+    t_ep = np.int64(0)
     th_ep = 0.0
     cum = 0.0
     j = 0
@@ -170,8 +170,9 @@ def _run_ranked(env, c, ukey, regret_out, counts_out, trace, rba):
             shown[lst[k]] = True
         respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
         if t <= trace.shape[0]:
-            trace[t - 1, 0, :] = lst
-            trace[t - 1, 1, :] = clicks
+            for k in range(K):  # element-wise: a slice assignment compiles a shape-error path (s)
+                trace[t - 1, 0, k] = lst[k]
+                trace[t - 1, 1, k] = clicks[k]
         last = -1
         for k in range(K):
             if clicks[k] == 1:

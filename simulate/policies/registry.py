@@ -129,6 +129,11 @@ class PolicyDecl:
     orders: tuple = ORDERS
     uses_lazy: bool = False
 
+    def kernel_for(self, L: int, lazy: bool):
+        """The numba kernel a run with L items uses."""
+        k = self.kernel
+        return k if hasattr(k, "signatures") else k(L, lazy)
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
@@ -158,9 +163,11 @@ def register_policy(
         Lower-case name, letters, digits and ``-`` (``cascade-klucb``).
     params : sequence of Param
         Its parameters, in the order the kernel reads them from ``params``.
-    kernel : numba dispatcher
+    kernel : numba dispatcher, or function (L, lazy) -> numba dispatcher
         ``njit(cache=True, nogil=True)`` function with the signature
-        :data:`KERNEL_SIGNATURE`; compiled on first use only.
+        :data:`KERNEL_SIGNATURE`, compiled on first use only; or a plain function choosing
+        among several such kernels by the number of items and the ``lazy`` flag, so a
+        run compiles only the variant it uses.
     reference : str or callable
         Its plain reference implementation for the equivalence tests: a callable, or
         ``"module:function"`` importable from the tests' directory. Called as
@@ -190,7 +197,7 @@ def register_policy(
     if not orders or bad:
         raise ValueError(f"orders must be a non-empty subset of {ORDERS}, got {orders!r}")
     if not callable(kernel):
-        raise TypeError("kernel must be a numba-compiled function")
+        raise TypeError("kernel must be a numba-compiled function or a chooser of one")
     if not (callable(reference) or (isinstance(reference, str) and ":" in reference)):
         raise TypeError("reference must be a callable or a 'module:function' string")
     decl = PolicyDecl(name, params, kernel, reference, summary, tuple(orders), bool(uses_lazy))

@@ -11,6 +11,7 @@ Algorithm 1's ``w_0`` (``T_0(e) = 1``); the mean is the correctly rounded ``S/T`
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 from cascading_bandits.bounds.indices import ucb1_radius_scalar
 from cascading_bandits.simulate.policies.kernel import (
@@ -31,7 +32,7 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(attract.size, K)
     idx = st[0]
-    cum, j = 0.0, 0
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         for e in range(attract.size):
             idx[e] = S[e] / N[e] + ucb1_radius_scalar(t - 1.0, N[e], alpha)

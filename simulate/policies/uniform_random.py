@@ -7,6 +7,7 @@ of L iid uniforms are a uniformly random list. Observations as for the cascade l
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
@@ -27,7 +28,7 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx = st[0]
-    cum, j = 0.0, 0
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         for e in range(L):
             idx[e] = uniform(pkey, POLICY, t, e, L, 0)

@@ -47,7 +47,7 @@ def toy_kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    cum, j = 0.0, 0
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         for e in range(L):
             st[0][e] = -float((e - shift - t) % L)
