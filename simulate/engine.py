@@ -115,6 +115,12 @@ def simulate_runs(
         raise TypeError(f"order must be one of 'best-first', 'worst-first', got {order!r}")
     if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
         raise ValueError(f"horizon must be a positive integer, got {horizon!r}")
+    if threads is None:
+        nthreads = os.cpu_count() or 1
+    elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    else:
+        nthreads = int(threads)
     attract, satisfy, gamma = model.kernel_args()
     fstar = model.expected_reward(model.optimal_list())
     ukeys = np.ascontiguousarray(ukeys, dtype=np.uint64)
@@ -155,12 +161,6 @@ def simulate_runs(
         spec.text,
         (env1, params, ukeys[0], pkeys[0], np.zeros(1), np.zeros_like(counts[0]), trace[0][:0]),
     )
-    if threads is None:
-        nthreads = os.cpu_count() or 1
-    elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
-    else:
-        nthreads = int(threads)
     if nthreads == 1 or runs == 1:
         for r in range(runs):
             one(r)

@@ -170,3 +170,31 @@ def test_make_spec_validates():
     assert make_spec("cascade-ts", prior=(2, 3)).text == "cascade-ts(prior=2,3)"
     with pytest.raises(ValueError, match="no parameter"):
         make_spec("cascade-ts", alpha=1)
+
+
+@pytest.mark.parametrize(
+    "kw,err,msg",
+    [
+        (dict(policy=1), TypeError, "integer codes"),
+        (dict(order=0), TypeError, "order must be one of"),
+        (dict(order="worst-first", policy="ranked-klucb"), ValueError, "allows only order"),
+        (dict(horizon=0), ValueError, "horizon must be a positive integer"),
+        (dict(threads=0), ValueError, "threads must be a positive integer"),
+        (dict(checkpoints=[3, 2, 5]), ValueError, "checkpoints must increase"),
+        (dict(checkpoints=[2, 4]), ValueError, "last = horizon"),
+        (dict(pkeys=[1, 2]), ValueError, "same non-zero length"),
+    ],
+)
+def test_simulate_runs_rejects_bad_input(kw, err, msg):
+    args = dict(
+        model=make_model("cascade", (0.5, 0.2, 0.1), 2),
+        policy="cascade-klucb",
+        order="best-first",
+        horizon=5,
+        ukeys=[1],
+        pkeys=[2],
+        checkpoints=[5],
+    )
+    args.update(kw)
+    with pytest.raises(err, match=msg):
+        simulate_runs(**args)
