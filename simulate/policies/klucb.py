@@ -42,14 +42,18 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    idx = st[0]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
         for e in range(L):
             idx[e] = klucb_scalar(S[e] / N[e], float(N[e]), th)
         select_top(idx, K, st[1], st[2])
-        cum, j, _, _ = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+        cum, j, _, _ = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
     finish(N, counts_out)
 
 
@@ -61,7 +65,8 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    sel, lst = st[2], st[3]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
     q = np.zeros(L)
     ub = np.zeros(L)
     ubt = np.zeros(L, np.int64)
@@ -92,7 +97,10 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
             sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk)
         _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk)
         ninc = K
-        cum, j, nobs, last = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+        cum, j, nobs, last = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
         if last >= 0:
             ubt[lst[last]] = 0  # its index may have grown: the stored upper bound is void
     finish(N, counts_out)
@@ -106,7 +114,8 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    sel, lst = st[2], st[3]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
     ub = np.zeros(L)
     ubt = np.zeros(L, np.int64)
     tops = np.empty(K)
@@ -125,7 +134,10 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
             ckey, cval, cvt, cub, cubt, mask,
         )  # fmt: skip
         ninc = K
-        cum, j, nobs, last = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+        cum, j, nobs, last = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
         for k in range(nobs):
             ubt[lst[k]] = 0  # its state changed: take the new state's bound
     finish(N, counts_out)

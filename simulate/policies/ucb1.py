@@ -31,13 +31,17 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     alpha = params[0]
     S, N = observe_w0(ukey, attract)
     st = step_buffers(attract.size, K)
-    idx = st[0]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         for e in range(attract.size):
             idx[e] = S[e] / N[e] + ucb1_radius_scalar(t - 1.0, N[e], alpha)
         select_top(idx, K, st[1], st[2])
-        cum, j, _, _ = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+        cum, j, _, _ = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
     finish(N, counts_out)
 
 
