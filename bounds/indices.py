@@ -33,6 +33,7 @@ __all__ = [
     "klucb_threshold",
     "klucb_threshold_scalar",
     "ucb1_radius",
+    "ucb1_radius_scalar",
     "ucb1_index",
     "cascade_klucb_index",
 ]
@@ -54,6 +55,17 @@ def safe_loglog(t):
 def klucb_threshold_scalar(t, c):
     """``log t + c log log t`` under the small-t rule; no input checks."""
     return safe_log(t) + c * safe_loglog(t)
+
+
+@numba.njit(cache=True)
+def ucb1_radius_scalar(t, s, alpha):
+    """``sqrt(alpha log t / s)`` under the small-t rule; no input checks.
+
+    With ``alpha = 1.5`` this is the CascadeUCB1 radius ``c_{t,s}`` (Section 3.2); the
+    policies and their reference implementation call this one definition with
+    ``t = step - 1``.
+    """
+    return math.sqrt(alpha * safe_log(t) / s)
 
 
 def _check_times(name, t, minimum):

@@ -35,7 +35,6 @@ def throughput(
 
     from cascading_bandits.simulate.engine import simulate_runs
     from cascading_bandits.simulate.experiments import b_lb_cell, default_checkpoints
-    from cascading_bandits.simulate.policies import order_code, policy_code
     from cascading_bandits.simulate.rng import policy_keys, users_keys
 
     kw = dict(model="dbn", nu=0.7, gamma=0.7) if model == "dbn" else {}
@@ -44,18 +43,9 @@ def throughput(
     ss = np.random.SeedSequence(0)
     uk, pk = users_keys(ss, cell.weights, runs), policy_keys(ss, runs)
     cp = default_checkpoints(horizon)
-    args = (m, policy_code(policy), order_code("best-first"), horizon, 3.0, uk, pk, cp)
+    args = (m, cell.policy, "best-first", horizon, uk, pk, cp)
     simulate_runs(
-        m,
-        policy_code(policy),
-        0,
-        50,
-        3.0,
-        uk[:2],
-        pk[:2],
-        np.array([50]),
-        threads=threads,
-        lazy=lazy,
+        m, cell.policy, "best-first", 50, uk[:2], pk[:2], np.array([50]), threads=threads, lazy=lazy
     )
     w0, c0 = time.perf_counter(), time.process_time()
     simulate_runs(*args, threads=threads, lazy=lazy)
@@ -113,7 +103,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--what", default="throughput", help="throughput, sweep or all (default throughput)"
     )
     p.add_argument(
-        "--policies", default=",".join(DEFAULT_POLICIES), help="comma-separated policies"
+        "--policies",
+        default=",".join(DEFAULT_POLICIES),
+        help="comma-separated policy specs, e.g. cascade-klucb(c=0)",
     )
     p.add_argument(
         "--L", default="16,2048", help="comma-separated numbers of items (default 16,2048)"
@@ -137,15 +129,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from cascading_bandits.bounds import _validate as V
-    from cascading_bandits.simulate.policies import POLICIES
+    from cascading_bandits.simulate.policies import parse_policies
 
     V.choice("--what", args.what, ("throughput", "sweep", "all"))
     horizon = V.positive_int("horizon", args.horizon)
     rows = []
     if args.what in ("throughput", "all"):
         for L in [V.positive_int("L", int(x)) for x in args.L.split(",")]:
-            for pol in [x.strip() for x in args.policies.split(",")]:
-                V.choice("policy", pol, POLICIES)
+            for pol in [x.text for x in parse_policies(args.policies)]:
                 n = horizon if L < 1024 else max(1, horizon // 10)
                 variants = [True, False] if args.plain and "klucb" in pol else [True]
                 for lazy in variants:

@@ -25,6 +25,28 @@ HELP = (
 )
 
 
+class _PolicyHelp:
+    """Help of --policy listing the declared policies, built only when help is printed
+    (the registry imports numba; building the parser stays cheap)."""
+
+    def __init__(self, head):
+        self.head = head
+
+    def __str__(self):
+        from cascading_bandits.simulate.policies import help_text
+
+        return self.head + "; ".join(help_text().splitlines())
+
+    def strip(self):
+        return self.head
+
+    def __contains__(self, x):
+        return x in str(self)
+
+    def __mod__(self, params):
+        return str(self).replace("%", "%%") % params
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
@@ -48,8 +70,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--policy",
         default="cascade-ucb1,cascade-klucb",
-        help="comma-separated: cascade-ucb1, cascade-klucb, cascade-ts, ranked-klucb, "
-        "ranked-klucb-rba, oracle, uniform-random (default: cascade-ucb1,cascade-klucb)",
+        help=_PolicyHelp(
+            "comma-separated policy specs, e.g. cascade-klucb(c=0); parameters left out take "
+            "their defaults (default: cascade-ucb1,cascade-klucb). Known: "
+        ),
     )
     a.add_argument("--order", default="best-first", help="best-first (default) or worst-first")
     a.add_argument("--model", default="cascade", help="cascade (default) or dbn")
@@ -102,9 +126,9 @@ def _adhoc_cells(args):
     gamma = 1.0 if args.gamma is None else args.gamma
     runs = 20 if args.runs is None else args.runs
     horizon = 100_000 if args.horizon is None else _horizon(args.horizon)
-    policies = [x.strip() for x in args.policy.split(",") if x.strip()]
-    if not policies:
-        raise ValueError("--policy must name at least one policy")
+    from cascading_bandits.simulate.policies import parse_policies
+
+    policies = [x.text for x in parse_policies(args.policy)]
     cells = []
     for pol in policies:
         cid = f"{pol}-{args.order}"

@@ -1,872 +1,67 @@
-"""The batched engine: many independent runs of one (model, policy, order) cell.
+"""The batched engine: many independent runs of one (model, policy spec, order) cell.
 
-Each run is one call of :func:`_run` (numba, no Python objects); runs are
-independent and write their own rows, so the results do not depend on how the
-runs are spread over threads. The policies and models are documented in
-:mod:`simulate.policies` and :mod:`simulate.models`.
+Each run is one call of the policy's run kernel (numba, no Python objects; declared in
+:mod:`simulate.policies`), which releases the GIL; runs are independent and write their
+own rows, so the results do not depend on how the runs are spread over threads. Only the
+kernel of the policy a cell uses is compiled (once, cached on disk); the engine says so
+on stderr when that one-time compilation happens.
 """
 
 from __future__ import annotations
 
-import math
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 
-from cascading_bandits.bounds.indices import klucb_threshold_scalar, safe_log
-from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
-from cascading_bandits.simulate.models import DBN, list_reward, respond
-from cascading_bandits.simulate.policies import KLUCB, ORACLE, RANKED, RANKED_RBA, TS, UCB1
-from cascading_bandits.simulate.rng import ATTRACT, POLICY, beta_draw, uniform
+from cascading_bandits.simulate.policies import order_code, parse_policy
+from cascading_bandits.simulate.policies._klucb_select import GROUP_MIN, GROUP_MIN_RANKED
 
-__all__ = ["simulate_runs", "ENGINE_VERSION"]
+__all__ = ["simulate_runs", "ENGINE_VERSION", "GROUP_MIN", "GROUP_MIN_RANKED"]
 
 #: bumped whenever a change alters any number the engine produces for a given cell and
 #: seed; stored results of another version are not resumed (simulate.sweep)
 ENGINE_VERSION = 2
 
 
-@numba.njit(cache=True, error_model="numpy")
-def _select_top(idx, K, taken, out):
-    """``out[:K]`` = the K items of largest ``idx``, decreasing, ties to the smaller id."""
-    L = idx.size
-    for e in range(L):
-        taken[e] = False
-    for k in range(K):
-        best = -1
-        for e in range(L):
-            if taken[e]:
-                continue
-            if best < 0 or idx[e] > idx[best]:
-                best = e
-        taken[best] = True
-        out[k] = best
+def _cached_on_disk(kernel) -> bool:
+    """Whether numba's cache index of ``kernel`` exists (False: the first call compiles)."""
+    try:
+        return os.path.exists(kernel._cache._cache_file._index_path)
+    except AttributeError:  # another numba layout: do not guess
+        return True
 
 
-# --------------------------------------------------------------------------
-# Lazy exact KL-UCB selection
-# --------------------------------------------------------------------------
-# The top-K by KL-UCB index needs the exact index (klucb_scalar, ~200 ns) of few items.
-# For an item with mean p, count T and threshold th, the root q* of
-# h(q) = kl(p, q) - th / T is bracketed from any reference point q0 in (p, 1) with one
-# kl evaluation, because h is convex and increasing on [p, 1):
-#   * the Newton step q0 - h(q0) / h'(q0) is >= q* (a tangent lies below h);
-#   * if h(q0) < 0 then q0 <= q*; else the secant through (p, -th/T) and (q0, h(q0))
-#     meets 0 at or below q* (a chord lies above h).
-# Both ends are widened by PAD = 1e-10, far above the float error of these formulas and
-# of klucb_scalar (<= 1e-12 from the true root), so the bracket holds the value
-# klucb_scalar returns.
-#
-# Upper bounds: the index is nondecreasing in th, so an item whose (mean, count) did not
-# change keeps as an upper bound its bracket's top at the threshold of the end t_ep of the
-# current epoch (epochs grow geometrically); it stays valid after an unattractive
-# observation too (the index is nondecreasing in the mean and nonincreasing in the count);
-# an attractive observation voids it. Each step brackets the incumbents (the previous
-# list), then every item whose upper bound reaches tau (the K-th largest lower end so far),
-# drops the brackets that end below the final tau, and pops the list from the brackets;
-# where two overlap, a second-order bracket (_refine) and then klucb_scalar settle it.
-# The decisions are those of the plain loop, bit for bit (tests/simulate: lazy == plain ==
-# reference). The guarantee rests on klucb_scalar's documented accuracy (1e-12 << PAD).
-# Measured (B_LB(16, 4, 0.2, 0.15), t ~ 2e4): 4.4 brackets, 0.01 klucb_scalar calls a step.
-PAD = 1e-10
-GROW = 64  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _bracket(p, T, th, q0):
-    """(lo, hi, exact, q_next): klucb_scalar(p, T, th) lies in [lo, hi]; exact if lo == hi."""
-    if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
-        v = klucb_scalar(p, T, th)
-        return v, v, True, v
-    r = th / T
-    g = kl_scalar(p, q0) - r
-    d = (q0 - p) / (q0 * (1.0 - q0))
-    hi = q0 - g / d
-    if hi > 1.0:
-        hi = 1.0
-    lo = p + (q0 - p) * (r / (r + g)) if g >= 0.0 else q0
-    return lo - PAD, hi + PAD, False, hi
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _mean(S, N, e):
-    return S[e] / N[e] if N[e] > 0 else 0.0
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e):
-    r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
-    lo[e], hi[e], q[e] = r[0], r[1], r[3]
-    ex[e] = 2 if r[2] else 0
-    stamp[e] = sv
-    cl[nc] = e
-    return nc + 1
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _push_top(tops, m, x):
-    """Keep tops[:m] = the m largest values pushed so far, decreasing (tops starts at -inf)."""
-    if x <= tops[m - 1]:
+def _call_first(kernel, name, args):
+    """Call ``kernel(*args)``, telling stderr when numba compiles it (once per install)."""
+    if kernel.signatures:
+        kernel(*args)
         return
-    i = m - 1
-    while i > 0 and tops[i - 1] < x:
-        tops[i] = tops[i - 1]
-        i -= 1
-    tops[i] = x
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _lazy_prepare(
-    S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, m, lo, hi, ex, stamp, sv, cl, tops
-):
-    """Bracket the items that may be among the m largest indices; returns their number.
-
-    Candidates get ``stamp[e] = sv`` and are listed in ``cl``. tau, the m-th largest
-    ``lo`` among the candidates so far (starting with the incumbents ``inc[:ninc]``, items
-    likely to be on top, e.g. the previous list), is at most the m-th largest index; an
-    item whose upper bound ``ub[e]`` is below tau cannot be among the m largest, nor can a
-    candidate whose bracket ends below the final tau (it is dropped). Upper bounds hold
-    for steps <= ``ubt[e]``; expired ones are refreshed at the epoch's end ``t_ep``
-    (threshold ``th_ep``).
-    """
-    nc = 0
-    for i in range(m):
-        tops[i] = -np.inf
-    for i in range(ninc):
-        e = inc[i]
-        if stamp[e] != sv:
-            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
-            _push_top(tops, m, lo[e])
-    for e in range(S.size):
-        if stamp[e] == sv:
-            continue
-        if ubt[e] < t:
-            r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
-            ub[e] = r[1]
-            ubt[e] = t_ep
-            ubn[e] = N[e]
-        if ub[e] >= tops[m - 1]:
-            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
-            _push_top(tops, m, lo[e])
-    tau = tops[m - 1]
-    kept = 0
-    for i in range(nc):
-        e = cl[i]
-        if hi[e] < tau:
-            stamp[e] = -1  # not a candidate after all (so an expansion re-brackets it)
-            if ubn[e] != N[e]:  # its upper bound is stale: tighten it (see _lazy_retire)
-                r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
-                ub[e] = r[1]
-                ubt[e] = t_ep
-                ubn[e] = N[e]
-        else:
-            cl[kept] = e
-            kept += 1
-    return kept
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk):
-    """Tighten the stale upper bounds of the candidates not taken (they lost this step).
-
-    An upper bound is stale if the item was observed since it was computed
-    (``ubn[e] != N[e]``): it is still valid after unattractive observations but loose,
-    and the item would be bracketed at every step until the epoch ends.
-    """
-    for i in range(nc):
-        if not tk[i]:
-            e = cl[i]
-            if ubn[e] != N[e]:
-                r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
-                ub[e] = r[1]
-                ubt[e] = t_ep
-                ubn[e] = N[e]
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _refine(S, N, q, th, lo, hi, ex, e):
-    """Second-order bracket of item e's index from the Newton point q1 = q[e] >= root.
-
-    With g1 = h(q1) >= 0 and h' increasing, root >= q1 - g1 / h'(l) for any l <= root
-    (here the current lo): the bracket shrinks from O(d) to O(d^2) for one more kl.
-    """
-    p = _mean(S, N, e)
-    T = float(N[e])
-    q1 = q[e]
-    ex[e] = 1
-    if not (p < q1 < 1.0):
-        return
-    r = th / T
-    g1 = kl_scalar(p, q1) - r
-    d1 = (q1 - p) / (q1 * (1.0 - q1))
-    h1 = q1 - g1 / d1
-    if h1 > 1.0:
-        h1 = 1.0
-    if g1 < 0.0:
-        l1 = q1
-    else:
-        lc = lo[e] + PAD
-        if not (p < lc < 1.0):
-            return
-        l1 = q1 - g1 / ((lc - p) / (lc * (1.0 - lc)))
-    if l1 - PAD > lo[e]:
-        lo[e] = l1 - PAD
-    if h1 + PAD < hi[e]:
-        hi[e] = h1 + PAD
-    q[e] = h1
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
-    """The next item in (index desc, id asc) order among the candidates not taken yet.
-
-    Takes the two largest by (hi desc, id asc); the first is next if its lo is above the
-    second's hi, else the brackets are refined (:func:`_refine`), then klucb_scalar settles
-    what still overlaps. ``ex[e]``: 0 bracket, 1 refined bracket, 2 exact. Returns -1 if
-    none is left.
-    """
-    while True:
-        ia = -1
-        ib = -1
-        for i in range(nc):
-            if tk[i]:
-                continue
-            e = cl[i]
-            if ia < 0:
-                ia = i
-                continue
-            a = cl[ia]
-            if hi[e] > hi[a] or (hi[e] == hi[a] and e < a):
-                ib = ia
-                ia = i
-            elif ib < 0:
-                ib = i
-            else:
-                b = cl[ib]
-                if hi[e] > hi[b] or (hi[e] == hi[b] and e < b):
-                    ib = i
-        if ia < 0:
-            return -1
-        a = cl[ia]
-        if ib < 0:
-            break
-        b = cl[ib]
-        if lo[a] > hi[b]:
-            break
-        if ex[a] == 0:
-            _refine(S, N, q, th, lo, hi, ex, a)
-        elif ex[b] == 0:
-            _refine(S, N, q, th, lo, hi, ex, b)
-        elif ex[a] == 1:
-            v = klucb_scalar(_mean(S, N, a), float(N[a]), th)
-            lo[a], hi[a], ex[a], q[a] = v, v, 2, v
-        elif ex[b] == 1:
-            v = klucb_scalar(_mean(S, N, b), float(N[b]), th)
-            lo[b], hi[b], ex[b], q[b] = v, v, 2, v
-        else:
-            break  # both exact: a is the max of (value desc, id asc); none can tie above it
-    tk[ia] = True
-    return a
-
-
-# --------------------------------------------------------------------------
-# Grouped lazy KL-UCB selection (large L)
-# --------------------------------------------------------------------------
-# With many items most of them share their (successes, observations) state with others,
-# hence their index too (klucb_scalar is a pure function of (S, T, threshold)), so the
-# brackets of the lazy scheme above overlap by the thousand. For large L (below) the engine
-# instead keeps a direct-mapped cache keyed by the state (S, T): the exact index of the
-# step (stamped with the step, so each distinct state costs one klucb_scalar per step at
-# most) and an upper bound valid to the end of the current epoch (klucb_scalar at the
-# epoch's threshold + PAD; the root is nondecreasing in the threshold and klucb_scalar is
-# within 1e-12 of it). Each item keeps a copy of its state's upper bound until the epoch
-# ends or it is observed. One pass in id order keeps the m best (index desc, id asc); an
-# item whose upper bound is below tau (the m-th best so far, or the m-th best index of
-# the incumbents) has an index below the final m-th best and is skipped without its
-# index. The result is _select_top's on the exact indices, bit for bit.
-# Measured (B_LB(L, 4, 0.2, 0.15), run-steps per CPU-second, grouped vs bracketed):
-# cascade-klucb L = 128: 0.45M vs 0.82M, 256: 0.41M vs 0.38M, 2048 (t <= 1e4): 166k vs 5.2k;
-# ranked-klucb L = 128: 150k vs 174k, 256: 120k vs 62k, 2048 (t <= 1e4): 57k vs 3.8k.
-GROUP_MIN = 256  # cascade-klucb uses the grouped selection from this L on
-GROUP_MIN_RANKED = 160  # ranked-klucb(-rba) from this L on
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _cache_slot(s, n, ckey, cvt, cubt, mask):
-    """Slot of state (s, n) in the direct-mapped cache (a new key evicts the old one)."""
-    key = (n << 32) | s
-    h = n * 0x9E3779B1 + s * 0x85EBCA77
-    h ^= h >> 15
-    i = h & mask
-    if ckey[i] != key:
-        ckey[i] = key
-        cvt[i] = -1
-        cubt[i] = -1
-    return i
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _state_val(s, n, th, t, ckey, cval, cvt, cub, cubt, mask):
-    """klucb_scalar(s / n, n, th) (mean 0 if n == 0), computed once per state and step t."""
-    i = _cache_slot(s, n, ckey, cvt, cubt, mask)
-    if cvt[i] != t:
-        cval[i] = klucb_scalar(s / n if n > 0 else 0.0, float(n), th)
-        cvt[i] = t
-    return cval[i]
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
-def _state_ub(s, n, th_ep, t_ep, ckey, cval, cvt, cub, cubt, mask):
-    """An upper bound on the index of state (s, n) at every step <= t_ep (threshold th_ep)."""
-    i = _cache_slot(s, n, ckey, cvt, cubt, mask)
-    if cubt[i] != t_ep:
-        cub[i] = klucb_scalar(s / n if n > 0 else 0.0, float(n), th_ep) + PAD
-        cubt[i] = t_ep
-    return cub[i]
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _grouped_top(
-    S, N, ub, ubt, t, th, t_ep, th_ep, inc, ninc, m, bv, out, ckey, cval, cvt, cub, cubt, mask
-):
-    """``out[:m]`` = the m items of largest KL-UCB index, decreasing, ties to the smaller id.
-
-    The same list as :func:`_select_top` on ``klucb_scalar(S[e] / N[e], N[e], th)``.
-    ``ub[e]`` is item e's upper bound, valid while ``ubt[e] >= t`` (the caller voids it
-    when e is observed); ``inc[:ninc]`` are incumbents, items likely to be on top.
-    """
-    for i in range(m):
-        bv[i] = -np.inf
-    for i in range(ninc):
-        e = inc[i]
-        dup = False
-        for j in range(i):
-            if inc[j] == e:
-                dup = True
-        if not dup:
-            v = _state_val(S[e], N[e], th, t, ckey, cval, cvt, cub, cubt, mask)
-            _push_top(bv, m, v)
-    thr = bv[m - 1]  # the m-th largest index of distinct incumbents: <= the m-th largest
-    nsel = 0
-    sm = -1  # state (sm, nm) of the m-th best so far, once there are m
-    nm = -1
-    for e in range(S.size):
-        if ubt[e] < t:
-            ub[e] = _state_ub(S[e], N[e], th_ep, t_ep, ckey, cval, cvt, cub, cubt, mask)
-            ubt[e] = t_ep
-        if ub[e] < thr:
-            continue
-        se = S[e]
-        ne = N[e]
-        if se == sm and ne == nm:  # the m-th best's index, and a larger id: it loses
-            continue
-        v = _state_val(se, ne, th, t, ckey, cval, cvt, cub, cubt, mask)
-        if nsel == m:
-            if not v > bv[m - 1]:  # ties go to the smaller id, seen first
-                continue
-            i = m - 1
-        else:
-            i = nsel
-            nsel += 1
-        while i > 0 and bv[i - 1] < v:
-            bv[i] = bv[i - 1]
-            out[i] = out[i - 1]
-            i -= 1
-        bv[i] = v
-        out[i] = e
-        if nsel == m:
-            if bv[m - 1] > thr:
-                thr = bv[m - 1]
-            sm = S[out[m - 1]]
-            nm = N[out[m - 1]]
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _state_cache(nstates):
-    """Empty state cache of at least ``nstates`` slots (a power of two): arrays and mask."""
-    size = 64
-    while size < nstates:
-        size *= 2
-    ckey = np.full(size, -1, np.int64)
-    cval = np.zeros(size)
-    cvt = np.full(size, -1, np.int64)
-    cub = np.zeros(size)
-    cubt = np.full(size, -1, np.int64)
-    return ckey, cval, cvt, cub, cubt, size - 1
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _run_cascade_learner(
-    model,
-    policy,
-    order,
-    attract,
-    satisfy,
-    gamma,
-    K,
-    n,
-    c,
-    fstar,
-    ukey,
-    pkey,
-    checkpoints,
-    regret_out,
-    counts_out,
-    lazy,
-    trace,
-):
-    L = attract.size
-    S = np.zeros(L, np.int64)
-    N = np.ones(L, np.int64)
-    for e in range(L):  # Algorithm 1: observe w_0
-        if uniform(ukey, ATTRACT, 0, e, L, 0) < attract[e]:
-            S[e] = 1
-    idx = np.empty(L)
-    taken = np.empty(L, np.bool_)
-    lst = np.empty(K, np.int64)
-    sel = np.empty(K, np.int64)
-    clicks = np.zeros(K, np.int64)
-    scratch = np.empty(K)
-    # lazy KL-UCB state (see _bracket)
-    q = np.zeros(L)
-    ub = np.zeros(L)
-    ubt = np.zeros(L, np.int64)
-    ubn = np.zeros(L, np.int64)
-    lo = np.empty(L)
-    hi = np.empty(L)
-    ex = np.zeros(L, np.int64)
-    stamp = np.zeros(L, np.int64)
-    cl = np.empty(L, np.int64)
-    tk = np.zeros(L, np.bool_)
-    tops = np.empty(L)
-    grouped = policy == KLUCB and lazy and L >= GROUP_MIN
-    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L if grouped else 0)
-    ninc = 0
-    t_ep = 0
-    th_ep = 0.0
-    cum = 0.0
-    j = 0
-    for t in range(1, n + 1):
-        if grouped:
-            th = klucb_threshold_scalar(float(t), c)
-            if t > t_ep:
-                t_ep = t + t // GROW + 1
-                th_ep = klucb_threshold_scalar(float(t_ep), c)
-            _grouped_top(
-                S,
-                N,
-                ub,
-                ubt,
-                t,
-                th,
-                t_ep,
-                th_ep,
-                sel,
-                ninc,
-                K,
-                tops,
-                sel,
-                ckey,
-                cval,
-                cvt,
-                cub,
-                cubt,
-                mask,
-            )
-            ninc = K
-        elif policy == KLUCB and lazy:
-            th = klucb_threshold_scalar(float(t), c)
-            if t > t_ep:
-                t_ep = t + t // GROW + 1
-                th_ep = klucb_threshold_scalar(float(t_ep), c)
-            nc = _lazy_prepare(
-                S,
-                N,
-                q,
-                ub,
-                ubt,
-                ubn,
-                t,
-                th,
-                t_ep,
-                th_ep,
-                sel,
-                ninc,
-                K,
-                lo,
-                hi,
-                ex,
-                stamp,
-                t,
-                cl,
-                tops,
-            )
-            for i in range(nc):
-                tk[i] = False
-            for k in range(K):
-                sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk)
-            _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk)
-            ninc = K
-        elif policy == UCB1:
-            lg = safe_log(t - 1.0)
-            for e in range(L):
-                idx[e] = S[e] / N[e] + math.sqrt(1.5 * lg / N[e])
-        elif policy == KLUCB:
-            th = klucb_threshold_scalar(float(t), c)
-            for e in range(L):
-                idx[e] = klucb_scalar(S[e] / N[e], float(N[e]), th)
-        elif policy == TS:
-            for e in range(L):
-                idx[e] = beta_draw(1.0 + S[e], 1.0 + (N[e] - S[e]), pkey, t, e, L)
-        elif policy == ORACLE:
-            for e in range(L):
-                idx[e] = attract[e] * satisfy[e] if model == DBN else attract[e]
-        else:  # RANDOM: K iid uniforms' top-K is a uniformly random list
-            for e in range(L):
-                idx[e] = uniform(pkey, POLICY, t, e, L, 0)
-        if not (policy == KLUCB and lazy):
-            _select_top(idx, K, taken, sel)
-        for k in range(K):
-            lst[k] = sel[k] if order == 0 else sel[K - 1 - k]
-        respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
-        if t <= trace.shape[0]:
-            trace[t - 1, 0, :] = lst
-            trace[t - 1, 1, :] = clicks
-        last = -1
-        for k in range(K):
-            if clicks[k] == 1:
-                last = k
-        nobs = last + 1 if last >= 0 else K
-        for k in range(nobs):
-            e = lst[k]
-            N[e] += 1
-            if k == last:
-                S[e] += 1
-                ubt[e] = 0  # the index may have grown: the stored upper bound is void
-            elif grouped:
-                ubt[e] = 0  # its state changed: take the new state's bound
-        cum += fstar - list_reward(model, attract, satisfy, gamma, lst, K, scratch)
-        if t == checkpoints[j]:
-            regret_out[j] = cum
-            j += 1
-    for e in range(L):
-        counts_out[e] = N[e]
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _run_ranked(
-    model,
-    attract,
-    satisfy,
-    gamma,
-    K,
-    n,
-    c,
-    fstar,
-    ukey,
-    checkpoints,
-    regret_out,
-    counts_out,
-    lazy,
-    trace,
-    rba,
-):
-    L = attract.size
-    S = np.zeros((K, L), np.int64)
-    N = np.zeros((K, L), np.int64)
-    counts = np.zeros(L, np.int64)
-    idx = np.empty(L)
-    taken = np.empty(L, np.bool_)
-    shown = np.zeros(L, np.bool_)
-    order_k = np.empty(L, np.int64)
-    chosen = np.zeros(K, np.int64)
-    lst = np.zeros(K, np.int64)
-    incr = np.zeros(K + 1, np.int64)
-    clicks = np.zeros(K, np.int64)
-    scratch = np.empty(K)
-    q = np.zeros((K, L))
-    ub = np.zeros((K, L))
-    ubt = np.zeros((K, L), np.int64)
-    ubn = np.zeros((K, L), np.int64)
-    lo = np.empty(L)
-    hi = np.empty(L)
-    ex = np.zeros(L, np.int64)
-    stamp = np.zeros(L, np.int64)
-    cl = np.empty(L, np.int64)
-    tk = np.zeros(L, np.bool_)
-    tops = np.empty(L)
-    grouped = lazy and L >= GROUP_MIN_RANKED
-    # one cache for the K bandits: the index is a function of the state and the step
-    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L if grouped else 0)
-    t_ep = 0
-    th_ep = 0.0
-    cum = 0.0
-    j = 0
-    for t in range(1, n + 1):
-        th = klucb_threshold_scalar(float(t), c)
-        if t > t_ep:
-            t_ep = t + t // GROW + 1
-            th_ep = klucb_threshold_scalar(float(t_ep), c)
-        for e in range(L):
-            shown[e] = False
-        for k in range(K):
-            if grouped:
-                # incumbents: the items above, this bandit's previous item and pick
-                for i in range(k + 1):
-                    incr[i] = lst[i]
-                incr[k + 1] = chosen[k]
-                _grouped_top(
-                    S[k],
-                    N[k],
-                    ub[k],
-                    ubt[k],
-                    t,
-                    th,
-                    t_ep,
-                    th_ep,
-                    incr,
-                    k + 2,
-                    k + 1,
-                    tops,
-                    order_k,
-                    ckey,
-                    cval,
-                    cvt,
-                    cub,
-                    cubt,
-                    mask,
-                )
-                chosen[k] = order_k[0]
-                for i in range(k + 1):
-                    if not shown[order_k[i]]:
-                        lst[k] = order_k[i]
-                        break
-            elif lazy:
-                # bandit k needs at most its k + 1 best items (k are shown above): certify
-                # that depth; incumbents: the items above, its previous item and pick
-                sv = t * K + k  # stamps are shared by the K bandits: one value per (t, k)
-                for i in range(k + 1):
-                    incr[i] = lst[i]
-                incr[k + 1] = chosen[k]
-                nc = _lazy_prepare(
-                    S[k],
-                    N[k],
-                    q[k],
-                    ub[k],
-                    ubt[k],
-                    ubn[k],
-                    t,
-                    th,
-                    t_ep,
-                    th_ep,
-                    incr,
-                    k + 2,
-                    k + 1,
-                    lo,
-                    hi,
-                    ex,
-                    stamp,
-                    sv,
-                    cl,
-                    tops,
-                )
-                for i in range(nc):
-                    tk[i] = False
-                a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
-                chosen[k] = a
-                while shown[a]:  # duplicate: bandit k's next best unshown item
-                    a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
-                _lazy_retire(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t_ep, th_ep, cl, nc, tk)
-                lst[k] = a
-            else:
-                for e in range(L):
-                    m = S[k, e] / N[k, e] if N[k, e] > 0 else 0.0
-                    idx[e] = klucb_scalar(m, float(N[k, e]), th)
-                _select_top(idx, k + 1, taken, order_k)  # bandit k's first k+1 items
-                chosen[k] = order_k[0]
-                for i in range(k + 1):
-                    if not shown[order_k[i]]:
-                        lst[k] = order_k[i]
-                        break
-            shown[lst[k]] = True
-        respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
-        if t <= trace.shape[0]:
-            trace[t - 1, 0, :] = lst
-            trace[t - 1, 1, :] = clicks
-        last = -1
-        for k in range(K):
-            if clicks[k] == 1:
-                last = k
-            # RBA: bandit k updates its own pick, rewarded only if it was shown and clicked;
-            # otherwise bandit k updates the item it showed with that position's click
-            e = chosen[k] if rba else lst[k]
-            N[k, e] += 1
-            if clicks[k] == 1 and lst[k] == e:
-                S[k, e] += 1
-                ubt[k, e] = 0
-            elif grouped:
-                ubt[k, e] = 0  # its state changed: take the new state's bound
-        nobs = last + 1 if last >= 0 else K
-        for k in range(nobs):
-            counts[lst[k]] += 1
-        cum += fstar - list_reward(model, attract, satisfy, gamma, lst, K, scratch)
-        if t == checkpoints[j]:
-            regret_out[j] = cum
-            j += 1
-    for e in range(L):
-        counts_out[e] = counts[e]
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _run(
-    model,
-    policy,
-    order,
-    attract,
-    satisfy,
-    gamma,
-    K,
-    n,
-    c,
-    fstar,
-    ukey,
-    pkey,
-    checkpoints,
-    regret_out,
-    counts_out,
-    lazy,
-    trace,
-):
-    if policy == RANKED or policy == RANKED_RBA:
-        _run_ranked(
-            model,
-            attract,
-            satisfy,
-            gamma,
-            K,
-            n,
-            c,
-            fstar,
-            ukey,
-            checkpoints,
-            regret_out,
-            counts_out,
-            lazy,
-            trace,
-            policy == RANKED_RBA,
+    told = not _cached_on_disk(kernel)
+    if told:
+        print(
+            f"compiling the {name} kernel (one time; later runs load it from numba's cache)...",
+            file=sys.stderr,
+            flush=True,
         )
-    else:
-        _run_cascade_learner(
-            model,
-            policy,
-            order,
-            attract,
-            satisfy,
-            gamma,
-            K,
-            n,
-            c,
-            fstar,
-            ukey,
-            pkey,
-            checkpoints,
-            regret_out,
-            counts_out,
-            lazy,
-            trace,
-        )
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _run_all_serial(
-    model,
-    policy,
-    order,
-    attract,
-    satisfy,
-    gamma,
-    K,
-    n,
-    c,
-    fstar,
-    ukeys,
-    pkeys,
-    checkpoints,
-    regret,
-    counts,
-    lazy,
-    trace,
-):
-    for r in range(ukeys.size):
-        _run(
-            model,
-            policy,
-            order,
-            attract,
-            satisfy,
-            gamma,
-            K,
-            n,
-            c,
-            fstar,
-            ukeys[r],
-            pkeys[r],
-            checkpoints,
-            regret[r],
-            counts[r],
-            lazy,
-            trace[r],
-        )
-
-
-@numba.njit(cache=True, parallel=True, error_model="numpy")
-def _run_all_parallel(
-    model,
-    policy,
-    order,
-    attract,
-    satisfy,
-    gamma,
-    K,
-    n,
-    c,
-    fstar,
-    ukeys,
-    pkeys,
-    checkpoints,
-    regret,
-    counts,
-    lazy,
-    trace,
-):
-    for r in numba.prange(ukeys.size):
-        _run(
-            model,
-            policy,
-            order,
-            attract,
-            satisfy,
-            gamma,
-            K,
-            n,
-            c,
-            fstar,
-            ukeys[r],
-            pkeys[r],
-            checkpoints,
-            regret[r],
-            counts[r],
-            lazy,
-            trace[r],
+    t0 = time.perf_counter()
+    misses = sum(kernel.stats.cache_misses.values())
+    kernel(*args)
+    if told or sum(kernel.stats.cache_misses.values()) > misses:
+        print(
+            f"compiled the {name} kernel in {time.perf_counter() - t0:.1f} s",
+            file=sys.stderr,
+            flush=True,
         )
 
 
 def simulate_runs(
     model,
-    policy: int,
-    order: int,
+    policy,
+    order,
     horizon: int,
-    c: float,
     ukeys,
     pkeys,
     checkpoints,
@@ -874,26 +69,28 @@ def simulate_runs(
     lazy: bool = True,
     trace_steps: int = 0,
 ):
-    """Run ``len(ukeys)`` independent runs of one cell.
+    """Run ``len(ukeys)`` independent runs of one cell from arrays.
 
     Parameters
     ----------
     model : CascadeModel or DBNModel
-    policy, order : int
-        Codes from :mod:`simulate.policies`.
+    policy : str or PolicySpec
+        A policy spec such as ``"cascade-klucb"`` or ``"cascade-ts(prior=2,1)"``
+        (:func:`simulate.policies.parse_policy`).
+    order : {"best-first", "worst-first"}
+        Order of the list (ranked policies: best-first only).
     horizon : int
         Number of steps n.
-    c : float
-        KL-UCB constant in ``log t + c log log t``.
     ukeys, pkeys : ndarray (runs,) uint64
         Users' and policy keys of the runs (:mod:`simulate.rng`).
     checkpoints : ndarray (m,) int64
         Increasing steps in 1..horizon, the last one = horizon.
     threads : int, optional
-        1 runs serially; otherwise numba threads over runs (default: numba's setting).
+        1 runs serially; otherwise that many threads over runs (default: every core).
     lazy : bool
-        Use the lazy exact KL-UCB selection (default) or recompute every index each step.
-        Both take the same decisions; ``lazy=False`` exists to test and measure that.
+        Exact lazy selection of the policies that have one (KL-UCB) or the plain loop
+        that computes every index each step. Both take the same decisions; ``lazy=False``
+        exists to test and measure that.
     trace_steps : int
         If > 0, also return the lists shown at steps 1..trace_steps and the clicks.
 
@@ -907,44 +104,69 @@ def simulate_runs(
         Only if ``trace_steps > 0``: ``lists[r, t - 1]`` is the list A_t of run r and
         ``clicks[r, t - 1]`` the user's clicks on it (0/1 per position).
     """
+    if isinstance(policy, (int, np.integer)):
+        raise TypeError(
+            "policy must be a policy spec such as 'cascade-klucb(c=3)' (integer codes are gone)"
+        )
+    spec = parse_policy(policy)
+    decl = spec.decl
+    oc = order_code(order, spec) if isinstance(order, str) else None
+    if oc is None:
+        raise TypeError(f"order must be one of 'best-first', 'worst-first', got {order!r}")
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+        raise ValueError(f"horizon must be a positive integer, got {horizon!r}")
+    if threads is None:
+        nthreads = os.cpu_count() or 1
+    elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    else:
+        nthreads = int(threads)
     attract, satisfy, gamma = model.kernel_args()
     fstar = model.expected_reward(model.optimal_list())
     ukeys = np.ascontiguousarray(ukeys, dtype=np.uint64)
     pkeys = np.ascontiguousarray(pkeys, dtype=np.uint64)
     checkpoints = np.ascontiguousarray(checkpoints, dtype=np.int64)
+    if ukeys.ndim != 1 or pkeys.shape != ukeys.shape or ukeys.size == 0:
+        raise ValueError("ukeys and pkeys must be 1-d arrays of the same non-zero length")
+    cp = checkpoints
+    if cp.ndim != 1 or cp.size == 0 or (np.diff(cp) <= 0).any() or cp[0] < 1 or cp[-1] != horizon:
+        raise ValueError(f"checkpoints must increase strictly within 1..{horizon}, last = horizon")
     runs = ukeys.size
+    K = int(model.K)
     regret = np.zeros((runs, checkpoints.size))
     counts = np.zeros((runs, attract.size), np.int64)
-    trace = np.zeros((runs, min(int(trace_steps), int(horizon)), 2, int(model.K)), np.int64)
-    args = (
-        model.code,
-        int(policy),
-        int(order),
+    trace = np.zeros((runs, min(int(trace_steps), int(horizon)), 2, K), np.int64)
+    env = (
+        int(model.code),
         attract,
         satisfy,
         float(gamma),
-        int(model.K),
+        K,
         int(horizon),
-        float(c),
+        int(oc),
         float(fstar),
-        ukeys,
-        pkeys,
         checkpoints,
-        regret,
-        counts,
         bool(lazy),
-        trace,
     )
-    if threads == 1 or runs == 1:
-        _run_all_serial(*args)
+    params = spec.kernel_params()
+    kernel = decl.kernel_for(int(attract.size), bool(lazy))
+
+    def one(r):
+        kernel(env, params, ukeys[r], pkeys[r], regret[r], counts[r], trace[r])
+
+    # compile (or load) the kernel with a one-step run of the same argument types
+    env1 = env[:5] + (1,) + env[6:8] + (np.ones(1, np.int64),) + env[9:]
+    _call_first(
+        kernel,
+        spec.text,
+        (env1, params, ukeys[0], pkeys[0], np.zeros(1), np.zeros_like(counts[0]), trace[0][:0]),
+    )
+    if nthreads == 1 or runs == 1:
+        for r in range(runs):
+            one(r)
     else:
-        prev = numba.get_num_threads()
-        if threads is not None:
-            numba.set_num_threads(min(int(threads), numba.config.NUMBA_NUM_THREADS))
-        try:
-            _run_all_parallel(*args)
-        finally:
-            numba.set_num_threads(prev)
+        with ThreadPoolExecutor(max_workers=min(nthreads, runs)) as ex:
+            list(ex.map(one, range(runs)))
     if trace_steps > 0:
         return regret, counts, trace[:, :, 0], trace[:, :, 1]
     return regret, counts

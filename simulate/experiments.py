@@ -23,7 +23,7 @@ import numpy as np
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.simulate.models import MODEL_NAMES, make_model
-from cascading_bandits.simulate.policies import POLICIES, order_code
+from cascading_bandits.simulate.policies import order_code, parse_policy
 
 __all__ = [
     "Cell",
@@ -32,6 +32,7 @@ __all__ = [
     "TABLE_ROWS",
     "default_checkpoints",
     "b_lb_cell",
+    "policy_and_c",
 ]
 
 #: (L, K, Delta) rows of Tables 1 and 2, in the paper's order
@@ -52,6 +53,26 @@ TESTING_HORIZON = 2000
 TESTING_RUNS = 3
 
 
+def policy_and_c(policy, c=3.0):
+    """(spec, c): the policy spec with the legacy ``c`` folded in, and the cell's ``c``.
+
+    See :class:`Cell`'s ``c``. ValueError for a bad spec, a bad ``c`` or a conflict.
+    """
+    spec = parse_policy(policy)
+    c = V.positive_real("c", c, allow_zero=True)
+    try:
+        c_default = spec.decl.param("c").default[0]
+    except KeyError:  # a policy without c: the field keeps its default
+        return spec, 3.0
+    if c != c_default:
+        if spec["c"] not in (c_default, c):
+            raise ValueError(
+                f"c = {c:g} contradicts the policy spec {spec.text} (give c in one place)"
+            )
+        spec = spec.replace(c=c)
+    return spec, spec["c"]
+
+
 @dataclass(frozen=True)
 class Cell:
     """One cell of an experiment: click model, instance, policy, order, horizon and runs.
@@ -64,14 +85,20 @@ class Cell:
     weights : tuple of float, shape (L,)
         Attraction probabilities ``w`` (cascade) or ``rho`` (DBN).
     K : int
-    policy : one of :data:`simulate.policies.POLICIES`
+    policy : str
+        A policy spec (:func:`simulate.policies.parse_policy`), e.g. ``"cascade-klucb"`` or
+        ``"cascade-ts(prior=2,1)"``; stored as its canonical string (defaults omitted).
     order : {"best-first", "worst-first"}
     horizon : int
         n >= 1.
     runs : int
         >= 1.
     c : float
-        KL-UCB constant (3 in the paper).
+        KL-UCB constant (3 in the paper), kept for existing code: for a policy with a
+        parameter ``c`` it is the spec's ``c`` (``Cell(policy="cascade-klucb", c=0)`` is
+        ``Cell(policy="cascade-klucb(c=0)")``, and ``c`` then reads 0); a spec and a ``c``
+        that disagree, both away from the default 3, are an error. Policies without ``c``
+        ignore it and store the default.
     nu, gamma : float
         DBN satisfaction (same for every item) and persistence; 1 for the cascade model.
     p, delta : float or None
@@ -101,11 +128,12 @@ class Cell:
                     f"{name} must be a non-empty name without '/', '\\' or a leading '.', got {v!r}"
                 )
         V.choice("model", self.model, MODEL_NAMES)
-        V.choice("policy", self.policy, POLICIES)
-        order_code(self.order, self.policy)
+        spec, c = policy_and_c(self.policy, self.c)
+        object.__setattr__(self, "policy", spec.text)
+        order_code(self.order, spec)
         object.__setattr__(self, "horizon", V.positive_int("horizon", self.horizon))
         object.__setattr__(self, "runs", V.positive_int("runs", self.runs))
-        object.__setattr__(self, "c", V.positive_real("c", self.c, allow_zero=True))
+        object.__setattr__(self, "c", c)
         if self.model == "cascade" and (self.nu != 1.0 or self.gamma != 1.0):
             raise ValueError(
                 "nu and gamma apply to the dbn model only; the cascade model has nu = gamma = 1"
@@ -167,9 +195,14 @@ def b_lb_cell(
     c=3.0,
     cell_id=None,
 ) -> Cell:
-    """A cell on B_LB(L, K, p, delta) (eq. (6)); ``cell_id`` defaults to a readable name."""
+    """A cell on B_LB(L, K, p, delta) (eq. (6)); ``cell_id`` defaults to a readable name.
+
+    The default name ends with the policy's canonical spec and the order, so cells of
+    one policy with other parameters never share a name (nor a stored file).
+    """
     inst = b_lb(L, K, p, delta)
     if cell_id is None:
+        policy = policy_and_c(policy, c)[0].text
         cell_id = f"L{L}-K{K}-p{p:g}-d{delta:g}"
         if model == "dbn":
             cell_id += f"-nu{nu:g}-g{gamma:g}"

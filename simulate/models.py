@@ -1,12 +1,15 @@
 """Click models: how the user answers a list, and the expected reward of a list.
 
-A click model is one class here: a frozen, validated description (``attract``,
-``satisfy``, ``gamma`` arrays/scalar passed to the kernels, the expected reward
-``f(A)`` of a list, the optimal list) plus its two njit functions, ``respond``
-(the user's clicks at step t from the counter-based draws of :mod:`simulate.rng`)
-and ``reward`` (the expected reward of a list). The engine dispatches on
-``code``; adding a model (position-based, DCM, ...) is one class plus one branch
-in :func:`respond` and :func:`list_reward`.
+A click model is one class here, declared with :func:`register_model`: a frozen,
+validated description (``name``, ``code``, ``attract``, ``satisfy``, ``gamma``
+arrays/scalar passed to the kernels, the expected reward ``f(A)`` of a list, the optimal
+list, a ``build(weights, K, nu, gamma)`` constructor) plus its branch of the two njit
+functions, ``respond`` (the user's clicks at step t from the counter-based draws of
+:mod:`simulate.rng`) and ``list_reward`` (the expected reward of a list). The kernels
+dispatch on ``code``; adding a model (position-based, DCM, ...) is one class plus one
+branch in :func:`respond` and :func:`list_reward` (this module), and its clicks and
+reward in the tests' reference (tests/simulate/reference/common.py). :data:`MODEL_NAMES`
+lists the declared models; the registry-driven tests iterate it.
 
 Cascade model (Sections 2-3)
     Item ``e`` attracts the user at step ``t`` iff ``u_t(e) < w(e)`` with ``u_t(e)`` the
@@ -52,7 +55,17 @@ __all__ = [
 ]
 
 CASCADE, DBN = 0, 1
-MODEL_NAMES = ("cascade", "dbn")
+
+#: declared click models by name (see :func:`register_model`)
+MODELS: dict = {}
+
+
+def register_model(cls):
+    """Class decorator declaring a click model under ``cls.name`` (code ``cls.code``)."""
+    if cls.name in MODELS or any(m.code == cls.code for m in MODELS.values()):
+        raise ValueError(f"click model {cls.name!r} or its code {cls.code} is already declared")
+    MODELS[cls.name] = cls
+    return cls
 
 
 @numba.njit(cache=True)
@@ -132,6 +145,7 @@ def _top_k(values, K):
     return order[:K].astype(np.int64)
 
 
+@register_model
 @dataclass(frozen=True)
 class CascadeModel:
     """Cascade click model with attraction probabilities ``weights`` (Assumption 1)."""
@@ -153,6 +167,15 @@ class CascadeModel:
     def L(self):
         return len(self.weights)
 
+    @classmethod
+    def build(cls, weights, K, nu=1.0, gamma=1.0):
+        """From the cells' common fields; the cascade model has ``nu = gamma = 1``."""
+        if nu != 1.0 or gamma != 1.0:
+            raise ValueError(
+                "nu and gamma apply to the dbn model only; the cascade model has nu = gamma = 1"
+            )
+        return cls(tuple(weights), K)
+
     def kernel_args(self):
         """(attract (L,), satisfy (L,), gamma) as the kernels take them."""
         w = np.array(self.weights, dtype=np.float64)
@@ -167,6 +190,7 @@ class CascadeModel:
         return _reward(self, lst)
 
 
+@register_model
 @dataclass(frozen=True)
 class DBNModel:
     """DBN click model of Section 5.3: attraction ``rho``, satisfaction ``nu``, persistence
@@ -204,6 +228,11 @@ class DBNModel:
     def L(self):
         return len(self.rho)
 
+    @classmethod
+    def build(cls, weights, K, nu=1.0, gamma=1.0):
+        """From the cells' common fields (weights = rho)."""
+        return cls(tuple(weights), K, nu, gamma)
+
     def kernel_args(self):
         return np.array(self.rho, dtype=np.float64), np.array(self.nu, dtype=np.float64), self.gamma
 
@@ -226,12 +255,13 @@ def _reward(model, lst):
     return float(list_reward(model.code, a, s, g, lst, model.K, np.empty(model.K)))
 
 
+MODEL_NAMES = tuple(MODELS)
+
+
 def make_model(name, weights, K, nu=1.0, gamma=1.0):
-    """Build a click model by name: ``"cascade"`` (weights = w) or ``"dbn"`` (weights = rho)."""
-    V.choice("model", name, MODEL_NAMES)
-    if name == "cascade":
-        return CascadeModel(tuple(weights), K)
-    return DBNModel(tuple(weights), K, nu, gamma)
+    """Build a declared click model by name: ``"cascade"`` (weights = w), ``"dbn"`` (rho)..."""
+    V.choice("model", name, tuple(MODELS))
+    return MODELS[name].build(weights, K, nu, gamma)
 
 
 def optimal_reward(model) -> float:

@@ -13,7 +13,6 @@ import numpy as np
 
 from cascading_bandits.simulate.engine import ENGINE_VERSION, simulate_runs
 from cascading_bandits.simulate.experiments import Cell, default_checkpoints
-from cascading_bandits.simulate.policies import order_code, policy_code
 from cascading_bandits.simulate.results import CellResult
 from cascading_bandits.simulate.rng import policy_keys, users_keys
 
@@ -114,17 +113,7 @@ def run_cell(cell: Cell, seed, *, threads: int | None = None, checkpoints=None) 
     uk = users_keys(ss, cell.weights, cell.runs)
     pk = policy_keys(ss, cell.runs)
     t0 = time.perf_counter()
-    regret, counts = simulate_runs(
-        model,
-        policy_code(cell.policy),
-        order_code(cell.order, cell.policy),
-        n,
-        cell.c,
-        uk,
-        pk,
-        cp,
-        threads=threads,
-    )
+    regret, counts = simulate_runs(model, cell.policy, cell.order, n, uk, pk, cp, threads=threads)
     prov = provenance_base(ss)
     prov["seconds"] = round(time.perf_counter() - t0, 4)
     return CellResult(cell.params, cp, regret, counts, prov)

@@ -1,20 +1,22 @@
 """The engine takes the reference's decisions, bit for bit, on the same random numbers.
 
-Coverage: every policy x click model x order (cascade-ucb1, cascade-klucb, cascade-ts, oracle,
-uniform-random in both orders, ranked-klucb and ranked-klucb-rba best-first; cascade and DBN
-models) = 24 combinations, on two
-instances (B_LB with many ties; weights including 0 and 1), for 1200 steps, with the lazy
-KL-UCB selection and with the plain loop; plus lazy == plain for 30000 steps.
+Coverage (from the registry, tests/simulate/registry_cases.py): every declared policy,
+at its defaults and with every parameter moved (``variant``), x every click model x every
+order it allows, on two instances (B_LB with many ties; weights including 0 and 1), for
+1200 steps, with the lazy selection and with the plain loop where the policy has both;
+plus lazy == plain for 30000 steps.
 """
 
 import numpy as np
 import pytest
-from reference import beta_py, reference_run
+from reference import reference_run
+from reference.ts import beta_py
+from registry_cases import combos, specs, variant
 
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.simulate.engine import simulate_runs
-from cascading_bandits.simulate.models import make_model
-from cascading_bandits.simulate.policies import ORDERS, POLICIES, order_code, policy_code
+from cascading_bandits.simulate.models import MODEL_NAMES, make_model
+from cascading_bandits.simulate.policies import get_policy, parse_policy, policy_names
 from cascading_bandits.simulate.rng import beta_draw, policy_keys, uniform, uniform_py, users_keys
 
 STEPS = 1200
@@ -22,12 +24,11 @@ INSTANCES = {
     "blb": (tuple(b_lb(8, 3, 0.2, 0.1).weights), 3),
     "edges": ((0.9, 0.0, 0.35, 1.0, 0.05, 0.35, 0.6, 0.12), 3),
 }
-COMBOS = [
-    (pol, model, order)
-    for pol in POLICIES
-    for model in ("cascade", "dbn")
-    for order in ORDERS
-    if not (pol.startswith("ranked") and order == "worst-first")
+COMBOS = combos()
+LAZY_COMBOS = [
+    (s, m, o, lazy)
+    for (s, m, o) in COMBOS
+    for lazy in ((True, False) if parse_policy(s).decl.uses_lazy else (True,))
 ]
 
 
@@ -37,34 +38,39 @@ def _keys(weights, runs=1, seed=2024):
 
 
 def test_coverage_is_complete():
-    assert len(COMBOS) == 24
-    assert {c[0] for c in COMBOS} == set(POLICIES)
+    """Every declared policy (default and variant spec), model and allowed order is covered."""
+    names = policy_names()
+    assert {parse_policy(c[0]).name for c in COMBOS} == set(names)
+    for name in names:
+        for model in MODEL_NAMES:
+            for order in get_policy(name).orders:
+                assert (name, model, order) in COMBOS
+                if variant(name) is not None:
+                    assert (variant(name), model, order) in COMBOS
+    assert set(specs()) >= set(names)
+
+
+def test_variants_move_every_parameter():
+    for name in policy_names():
+        v = variant(name)
+        if v is not None:
+            d, s = parse_policy(name), parse_policy(v)
+            assert all(a != b for (_, a), (_, b) in zip(d.values, s.values, strict=True))
 
 
 @pytest.mark.parametrize("instance", sorted(INSTANCES))
-@pytest.mark.parametrize("policy,model,order", COMBOS)
-@pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "plain"])
-def test_engine_equals_reference(policy, model, order, instance, lazy):
+@pytest.mark.parametrize("policy,model,order,lazy", LAZY_COMBOS)
+def test_engine_equals_reference(policy, model, order, lazy, instance):
     weights, K = INSTANCES[instance]
     nu, gamma = (0.7, 0.7) if model == "dbn" else (1.0, 1.0)
     m = make_model(model, weights, K, nu, gamma)
     uk, pk = _keys(weights)
     cp = np.arange(1, STEPS + 1)
     regret, counts, trace, clicks = simulate_runs(
-        m,
-        policy_code(policy),
-        order_code(order, policy),
-        STEPS,
-        3.0,
-        uk,
-        pk,
-        cp,
-        threads=1,
-        lazy=lazy,
-        trace_steps=STEPS,
+        m, policy, order, STEPS, uk, pk, cp, threads=1, lazy=lazy, trace_steps=STEPS
     )
     lists, ref_clicks, ref_regret, ref_counts = reference_run(
-        model, weights, K, policy, order, STEPS, 3.0, uk[0], pk[0], nu, gamma
+        model, weights, K, policy, order, STEPS, uk[0], pk[0], nu, gamma
     )
     ref_lists = np.array(lists)
     diff = np.nonzero((trace[0] != ref_lists).any(axis=1))[0]
@@ -76,7 +82,9 @@ def test_engine_equals_reference(policy, model, order, instance, lazy):
     np.testing.assert_array_equal(counts[0], np.array(ref_counts))
 
 
-@pytest.mark.parametrize("policy,model,order", [c for c in COMBOS if "klucb" in c[0]])
+@pytest.mark.parametrize(
+    "policy,model,order", [c for c in COMBOS if parse_policy(c[0]).decl.uses_lazy]
+)
 def test_lazy_equals_plain_long(policy, model, order):
     weights, K = tuple(b_lb(16, 4, 0.2, 0.15).weights), 4
     m = make_model(
@@ -85,12 +93,29 @@ def test_lazy_equals_plain_long(policy, model, order):
     uk, pk = _keys(weights, runs=2, seed=5)
     n = 30000
     cp = np.unique(np.linspace(1, n, 300).astype(np.int64))
-    args = (m, policy_code(policy), order_code(order, policy), n, 3.0, uk, pk, cp)
+    args = (m, policy, order, n, uk, pk, cp)
     r1, c1, t1, _ = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
     r2, c2, t2, _ = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
     np.testing.assert_array_equal(t1, t2)
     np.testing.assert_array_equal(r1, r2)
     np.testing.assert_array_equal(c1, c2)
+
+
+def test_parameters_change_decisions():
+    """A parameter reaches the kernel: the variant spec shows other lists than the default."""
+    weights, K = INSTANCES["blb"]
+    m = make_model("cascade", weights, K)
+    uk, pk = _keys(weights)
+    for name in policy_names():
+        v = variant(name)
+        if v is None:
+            continue
+        out = [
+            simulate_runs(m, s, "best-first", 400, uk, pk, np.array([400]), threads=1,
+                          trace_steps=400)[2]
+            for s in (name, v)
+        ]  # fmt: skip
+        assert not np.array_equal(out[0], out[1]), name
 
 
 def test_uniform_numba_equals_python():
@@ -123,12 +148,11 @@ def test_engine_equals_reference_long(policy, model, order):
     nu, gamma = (0.7, 0.7) if model == "dbn" else (1.0, 1.0)
     m = make_model(model, weights, K, nu, gamma)
     uk, pk = _keys(weights, seed=31)
-    pol, odr = policy_code(policy), order_code(order, policy)
     _, counts, trace, _ = simulate_runs(
-        m, pol, odr, n, 3.0, uk, pk, np.array([n]), threads=1, trace_steps=n
+        m, policy, order, n, uk, pk, np.array([n]), threads=1, trace_steps=n
     )
     lists, _, _, ref_counts = reference_run(
-        model, weights, K, policy, order, n, 3.0, uk[0], pk[0], nu, gamma
+        model, weights, K, policy, order, n, uk[0], pk[0], nu, gamma
     )
     np.testing.assert_array_equal(trace[0], np.array(lists))
     np.testing.assert_array_equal(counts[0], np.array(ref_counts))

@@ -12,7 +12,6 @@ from reference import reference_run
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.simulate.engine import GROUP_MIN, GROUP_MIN_RANKED, simulate_runs
 from cascading_bandits.simulate.models import make_model
-from cascading_bandits.simulate.policies import order_code, policy_code
 from cascading_bandits.simulate.rng import policy_keys, users_keys
 
 L, K = 300, 4
@@ -42,7 +41,7 @@ def test_grouped_equals_plain(policy, model, order):
     uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
     n = 6000
     cp = np.unique(np.linspace(1, n, 200).astype(np.int64))
-    args = (m, policy_code(policy), order_code(order, policy), n, 3.0, uk, pk, cp)
+    args = (m, policy, order, n, uk, pk, cp)
     r1, c1, t1, k1 = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
     r2, c2, t2, k2 = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
     np.testing.assert_array_equal(t1, t2)
@@ -59,10 +58,10 @@ def test_grouped_equals_reference(policy):
     uk, pk = users_keys(ss, weights, 1), policy_keys(ss, 1)
     n = 800
     _, counts, trace, _ = simulate_runs(
-        m, policy_code(policy), 0, n, 3.0, uk, pk, np.array([n]), threads=1, trace_steps=n
+        m, policy, "best-first", n, uk, pk, np.array([n]), threads=1, trace_steps=n
     )
     lists, _, _, ref_counts = reference_run(
-        "cascade", weights, K, policy, "best-first", n, 3.0, uk[0], pk[0], nu, gamma
+        "cascade", weights, K, policy, "best-first", n, uk[0], pk[0], nu, gamma
     )
     np.testing.assert_array_equal(trace[0], np.array(lists))
     np.testing.assert_array_equal(counts[0], np.array(ref_counts))

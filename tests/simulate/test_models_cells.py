@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from cascading_bandits.simulate.experiments import TABLE_ROWS, Cell, b_lb_cell, default_checkpoints, get_experiment
+from cascading_bandits.simulate.experiments import (
+    TABLE_ROWS,
+    Cell,
+    b_lb_cell,
+    default_checkpoints,
+    get_experiment,
+)
 from cascading_bandits.simulate.models import CASCADE, DBN, CascadeModel, DBNModel, respond
 from cascading_bandits.simulate.results import CellResult
 from cascading_bandits.simulate.rng import policy_keys

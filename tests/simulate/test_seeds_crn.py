@@ -1,14 +1,15 @@
-"""Seeds and common random numbers."""
+"""Seeds and common random numbers, for every declared policy (registry_cases)."""
 
 import numpy as np
 import pytest
+from registry_cases import combos, specs
 
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.simulate import run_cell
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.experiments import b_lb_cell
 from cascading_bandits.simulate.models import make_model
-from cascading_bandits.simulate.policies import order_code, policy_code
+from cascading_bandits.simulate.rng import ATTRACT, uniform_py
 from cascading_bandits.simulate.rng import policy_keys, users_keys
 from cascading_bandits.simulate.sweep import cell_seed
 
@@ -30,17 +31,72 @@ def _cell(policy="cascade-klucb", order="best-first", **kw):
     )
 
 
-def test_same_seed_same_numbers():
-    for pol in ("cascade-klucb", "cascade-ts"):
-        a, b = run_cell(_cell(pol), 11), run_cell(_cell(pol), np.random.SeedSequence(11))
-        np.testing.assert_array_equal(a.regret, b.regret)
-        np.testing.assert_array_equal(a.counts, b.counts)
-
-
-def test_threads_do_not_change_results():
-    a = run_cell(_cell(runs=4), 3, threads=1)
-    b = run_cell(_cell(runs=4), 3, threads=2)
+@pytest.mark.parametrize("policy", specs())
+def test_same_seed_same_numbers(policy):
+    a, b = run_cell(_cell(policy), 11), run_cell(_cell(policy), np.random.SeedSequence(11))
     np.testing.assert_array_equal(a.regret, b.regret)
+    np.testing.assert_array_equal(a.counts, b.counts)
+
+
+@pytest.mark.parametrize("policy", specs())
+def test_threads_do_not_change_results(policy):
+    a = run_cell(_cell(policy, runs=4), 3, threads=1)
+    b = run_cell(_cell(policy, runs=4), 3, threads=2)
+    np.testing.assert_array_equal(a.regret, b.regret)
+    np.testing.assert_array_equal(a.counts, b.counts)
+
+
+@pytest.mark.parametrize("policy,model,order", combos())
+def test_every_policy_meets_the_users_draws(policy, model, order):
+    """CRN: whatever the policy shows, the first examined item attracts the user iff the
+    users' ATTRACT uniform of (t, item) is below its weight; in the cascade model that
+    holds at every examined position (up to the click)."""
+    m = make_model(model, W, 2, 0.7, 0.7) if model == "dbn" else make_model(model, W, 2)
+    ss = np.random.SeedSequence(41)
+    uk, pk = users_keys(ss, W, 2), policy_keys(ss, 2)
+    n = 300
+    _, _, lists, clicks = simulate_runs(
+        m, policy, order, n, uk, pk, np.array([n]), threads=1, trace_steps=n
+    )
+    checked = 0
+    for r in range(2):
+        for t in range(n):
+            for k in range(2):
+                e = lists[r, t, k]
+                want = int(uniform_py(int(uk[r]), ATTRACT, t + 1, e, len(W)) < W[e])
+                if k == 0 or (model == "cascade" and not clicks[r, t, :k].any()):
+                    assert clicks[r, t, k] == want
+                    checked += 1
+    assert checked >= 2 * n
+
+
+def test_serial_process_pool_and_dask_agree_for_every_policy(tmp_path):
+    """Every declared policy gives the same numbers serially, in a process pool and on Dask."""
+    from cascading_bandits.simulate.sweep import run_cells
+
+    cells = [_cell(p, horizon=300, runs=2) for p in specs()]
+    serial = run_cells(cells, tmp_path / "s", seed=8, workers=1, progress=False)
+    pool = run_cells(cells, tmp_path / "p", seed=8, workers=2, progress=False)
+    results = [serial, pool]
+    try:
+        import distributed
+    except ImportError:
+        distributed = None
+    if distributed is not None:
+        with (
+            distributed.LocalCluster(
+                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            results.append(
+                run_cells(cells, tmp_path / "d", seed=8, scheduler=client, progress=False)
+            )
+    for other in results[1:]:
+        for a, b in zip(serial, other, strict=True):
+            assert a.params["policy"] == b.params["policy"]
+            np.testing.assert_array_equal(a.regret, b.regret)
+            np.testing.assert_array_equal(a.counts, b.counts)
 
 
 def test_different_seeds_differ():
@@ -84,16 +140,7 @@ def test_two_policies_face_the_same_users(model):
         # different policy keys on purpose: only the users' keys are shared
         pk = policy_keys(np.random.SeedSequence(99, spawn_key=(len(out),)), 2)
         _, _, lists, clicks = simulate_runs(
-            m,
-            policy_code(pol),
-            order_code(order, pol),
-            n,
-            3.0,
-            uk,
-            pk,
-            np.array([n]),
-            threads=1,
-            trace_steps=n,
+            m, pol, order, n, uk, pk, np.array([n]), threads=1, trace_steps=n
         )
         out[pol] = (lists, clicks)
     shared = 0

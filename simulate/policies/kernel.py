@@ -1,0 +1,123 @@
+"""Building blocks of the policies' run kernels (numba): the parts every cascade learner shares.
+
+A cascade learner's kernel (signature :data:`simulate.policies.registry.KERNEL_SIGNATURE`)
+reads as::
+
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    S, N = observe_w0(ukey, attract)          # Algorithm 1's initial observation
+    idx, taken, sel, lst, clicks, scratch = step_buffers(attract.size, K)
+    cum, j = 0.0, np.int64(0)                  # not a literal 0: callees compile once
+    for t in range(1, n + 1):
+        ...fill idx (the index of every item)...
+        select_top(idx, K, taken, sel)         # the K largest, ties to the smaller id
+        cum, j, nobs, last = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+    finish(N, counts_out)
+
+:func:`play` shows the list in the cell's order, asks the click model, records the
+trace, applies the cascade observation rule (eq. (2); DBN: the last click) and the
+regret. Only these functions and the policy's own index are compiled for a policy.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from cascading_bandits.simulate.models import list_reward, respond
+from cascading_bandits.simulate.rng import ATTRACT, uniform
+
+__all__ = ["select_top", "observe_w0", "step_buffers", "play", "finish", "NJIT"]
+
+#: the options of every kernel and helper: cached on disk, releases the GIL (the engine
+#: spreads runs over threads), numpy's float semantics (no ZeroDivisionError checks)
+NJIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@numba.njit(**NJIT)
+def select_top(idx, K, taken, out):
+    """``out[:K]`` = the K items of largest ``idx``, decreasing, ties to the smaller id."""
+    L = idx.size
+    for e in range(L):
+        taken[e] = False
+    for k in range(K):
+        best = -1
+        for e in range(L):
+            if taken[e]:
+                continue
+            if best < 0 or idx[e] > idx[best]:
+                best = e
+        taken[best] = True
+        out[k] = best
+
+
+@numba.njit(**NJIT)
+def observe_w0(ukey, attract):
+    """(S, N) after Algorithm 1's initial observation of w_0: T_0(e) = 1, S_0(e) = w_0(e)."""
+    L = attract.size
+    S = np.zeros(L, np.int64)
+    N = np.ones(L, np.int64)
+    for e in range(L):
+        if uniform(ukey, ATTRACT, 0, e, L, 0) < attract[e]:
+            S[e] = 1
+    return S, N
+
+
+@numba.njit(**NJIT)
+def step_buffers(L, K):
+    """(idx (L,) float, taken (L,) bool, sel (K,) int, lst (K,) int, clicks (K,) int,
+    scratch (K,) float): the work arrays of one step."""
+    return (
+        np.empty(L),
+        np.empty(L, np.bool_),
+        np.zeros(K, np.int64),
+        np.zeros(K, np.int64),
+        np.zeros(K, np.int64),
+        np.empty(K),
+    )
+
+
+@numba.njit(inline="always", **NJIT)
+def play(
+    t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+    sel, lst, clicks, scratch, trace, regret_out,
+):  # fmt: skip
+    """Show ``sel`` (items by decreasing index) at step t; observe, count, add the regret.
+
+    Returns ``(cum, j, nobs, last)``: the cumulative regret, the next checkpoint's
+    number, the number of observed positions and the position of the last click (-1).
+    Takes the arrays themselves, unpacked once from ``env``/``st`` before the step loop:
+    numba counts references of arrays taken out of a tuple, and doing that every step
+    cost about a quarter of a CascadeKL-UCB step.
+    """
+    for k in range(K):
+        lst[k] = sel[k] if order == 0 else sel[K - 1 - k]
+    respond(code, attract, satisfy, gamma, lst, K, t, ukey, clicks)
+    if t <= trace.shape[0]:
+        for k in range(K):  # element-wise: a slice assignment compiles a shape-error path (s)
+            trace[t - 1, 0, k] = lst[k]
+            trace[t - 1, 1, k] = clicks[k]
+    last = -1
+    for k in range(K):
+        if clicks[k] == 1:
+            last = k
+    nobs = last + 1 if last >= 0 else K
+    for k in range(nobs):
+        e = lst[k]
+        N[e] += 1
+        if k == last:
+            S[e] += 1
+    cum += fstar - list_reward(code, attract, satisfy, gamma, lst, K, scratch)
+    if t == checkpoints[j]:
+        regret_out[j] = cum
+        j += 1
+    return cum, j, nobs, last
+
+
+@numba.njit(**NJIT)
+def finish(N, counts_out):
+    """Copy the final observation counts T_n(e)."""
+    for e in range(N.size):
+        counts_out[e] = N[e]

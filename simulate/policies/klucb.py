@@ -1,0 +1,160 @@
+"""``cascade-klucb(c=3)``: CascadeKL-UCB (Algorithm 1 with the KL-UCB index, Section 3.2).
+
+At step ``t`` the index of item ``e`` is ``klucb_scalar(S(e)/T(e), T(e), log t + c log log t)``
+(:mod:`bounds.kl`, :func:`bounds.indices.klucb_threshold_scalar`, small-t rule); the
+paper's ``c`` is 3. Observations and ``w_0`` as for CascadeUCB1 (:mod:`.ucb1`).
+``lazy=True`` (the default) selects the top K without computing every index, exactly
+(:mod:`._klucb_select`: bracketed for L < GROUP_MIN, a state cache from there on).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from cascading_bandits.bounds.indices import klucb_threshold_scalar
+from cascading_bandits.bounds.kl import klucb_scalar
+from cascading_bandits.simulate.policies.kernel import (
+    NJIT,
+    finish,
+    observe_w0,
+    play,
+    select_top,
+    step_buffers,
+)
+from cascading_bandits.simulate.policies._klucb_select import (
+    GROUP_MIN,
+    GROW,
+    _grouped_top,
+    _lazy_pop,
+    _lazy_prepare,
+    _lazy_retire,
+    _state_cache,
+)
+from cascading_bandits.simulate.policies.registry import Param, register_policy
+
+
+@numba.njit(**NJIT)
+def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """Every index every step (the definition; lazy=False)."""
+    attract, K, n = env[1], env[4], env[5]
+    c = params[0]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
+    for t in range(1, n + 1):
+        th = klucb_threshold_scalar(float(t), c)
+        for e in range(L):
+            idx[e] = klucb_scalar(S[e] / N[e], float(N[e]), th)
+        select_top(idx, K, st[1], st[2])
+        cum, j, _, _ = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+    finish(N, counts_out)
+
+
+@numba.njit(**NJIT)
+def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """Lazy exact selection with brackets (L < GROUP_MIN; see _klucb_select)."""
+    attract, K, n = env[1], env[4], env[5]
+    c = params[0]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
+    q = np.zeros(L)
+    ub = np.zeros(L)
+    ubt = np.zeros(L, np.int64)
+    ubn = np.zeros(L, np.int64)
+    lo = np.empty(L)
+    hi = np.empty(L)
+    ex = np.zeros(L, np.int64)
+    stamp = np.zeros(L, np.int64)
+    cl = np.empty(L, np.int64)
+    tk = np.zeros(L, np.bool_)
+    tops = np.empty(L)
+    ninc = np.int64(0)  # not literals: callees compile once
+    t_ep = np.int64(0)
+    th_ep = 0.0
+    cum, j = 0.0, np.int64(0)
+    for t in range(1, n + 1):
+        th = klucb_threshold_scalar(float(t), c)
+        if t > t_ep:
+            t_ep = t + t // GROW + 1
+            th_ep = klucb_threshold_scalar(float(t_ep), c)
+        nc = _lazy_prepare(
+            S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, K,
+            lo, hi, ex, stamp, t, cl, tops,
+        )  # fmt: skip
+        for i in range(nc):
+            tk[i] = False
+        for k in range(K):
+            sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk)
+        _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk)
+        ninc = K
+        cum, j, nobs, last = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+        if last >= 0:
+            ubt[lst[last]] = 0  # its index may have grown: the stored upper bound is void
+    finish(N, counts_out)
+
+
+@numba.njit(**NJIT)
+def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """Lazy exact selection with the state cache (L >= GROUP_MIN; see _klucb_select)."""
+    attract, K, n = env[1], env[4], env[5]
+    c = params[0]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
+    ub = np.zeros(L)
+    ubt = np.zeros(L, np.int64)
+    tops = np.empty(K)
+    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L)
+    ninc = np.int64(0)  # not literals: callees compile once
+    t_ep = np.int64(0)
+    th_ep = 0.0
+    cum, j = 0.0, np.int64(0)
+    for t in range(1, n + 1):
+        th = klucb_threshold_scalar(float(t), c)
+        if t > t_ep:
+            t_ep = t + t // GROW + 1
+            th_ep = klucb_threshold_scalar(float(t_ep), c)
+        _grouped_top(
+            S, N, ub, ubt, t, th, t_ep, th_ep, sel, ninc, K, tops, sel,
+            ckey, cval, cvt, cub, cubt, mask,
+        )  # fmt: skip
+        ninc = K
+        cum, j, nobs, last = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+        for k in range(nobs):
+            ubt[lst[k]] = 0  # its state changed: take the new state's bound
+    finish(N, counts_out)
+
+
+def kernel(L, lazy):
+    """The kernel a run uses: only that one is compiled."""
+    if not lazy:
+        return kernel_plain
+    return kernel_grouped if L >= GROUP_MIN else kernel_bracketed
+
+
+DECL = register_policy(
+    "cascade-klucb",
+    params=(Param("c", 3.0, 0.0, doc="constant c in log t + c log log t"),),
+    kernel=kernel,
+    reference="reference.klucb:reference_run",
+    summary="CascadeKL-UCB (Algorithm 1, KL-UCB index; c = 3 is the paper's)",
+    uses_lazy=True,
+)

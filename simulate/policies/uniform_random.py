@@ -1,0 +1,49 @@
+"""``uniform-random``: a uniformly random list each step (baseline and test instrument).
+
+Its index is the policy stream's uniform of (t, e) (:mod:`simulate.rng`); the K largest
+of L iid uniforms are a uniformly random list. Observations as for the cascade learners.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from cascading_bandits.simulate.policies.kernel import (
+    NJIT,
+    finish,
+    observe_w0,
+    play,
+    select_top,
+    step_buffers,
+)
+from cascading_bandits.simulate.policies.registry import register_policy
+from cascading_bandits.simulate.rng import POLICY, uniform
+
+
+@numba.njit(**NJIT)
+def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
+    attract, K, n = env[1], env[4], env[5]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
+    for t in range(1, n + 1):
+        for e in range(L):
+            idx[e] = uniform(pkey, POLICY, t, e, L, 0)
+        select_top(idx, K, st[1], st[2])
+        cum, j, _, _ = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+    finish(N, counts_out)
+
+
+DECL = register_policy(
+    "uniform-random",
+    kernel=kernel,
+    reference="reference.baselines:random_run",
+    summary="a uniformly random list each step (baseline)",
+)

@@ -1,0 +1,100 @@
+"""Shared pieces of the references: users, rewards, ranking, the cascade learner's loop."""
+
+from __future__ import annotations
+
+import math
+
+from cascading_bandits.simulate.rng import ATTRACT, PERSIST, POLICY, SATISFY, uniform_py
+
+_SUB = 256
+
+
+def threshold(t, c):
+    """log t + c log log t, small-t rule: log t -> 0 for t <= 1, log log t -> 0 for t <= e."""
+    lg = math.log(t) if t > 1 else 0.0
+    llg = math.log(math.log(t)) if t > math.e else 0.0
+    return lg + c * llg
+
+
+def policy_u(key, t, e, L, j):
+    """Sub-draw j of the policy stream of (t, e) (beyond 255 the key is varied)."""
+    if j >= _SUB:
+        key = key ^ (((j // _SUB) * 0x94D049BB133111EB) & ((1 << 64) - 1))
+    return uniform_py(key, POLICY, t, e, L, j % _SUB)
+
+
+def clicks_py(model, rho, nu, gamma, lst, t, key):
+    """The user's clicks (list of 0/1 per position) at step t."""
+    L = len(rho)
+    clicks = [0] * len(lst)
+    for k, e in enumerate(lst):
+        attracted = uniform_py(key, ATTRACT, t, e, L) < rho[e]
+        if model == "cascade":
+            if attracted:
+                clicks[k] = 1
+                return clicks
+            continue
+        if attracted:
+            clicks[k] = 1
+            if uniform_py(key, SATISFY, t, e, L) < nu[e]:
+                return clicks
+        if k + 1 < len(lst) and not uniform_py(key, PERSIST, t, k, L) < gamma:
+            return clicks
+    return clicks
+
+
+def reward_py(model, rho, nu, gamma, lst):
+    """Expected reward: cascade f(A, w) (weights sorted decreasingly), DBN satisfaction."""
+    if model == "cascade":
+        prod = 1.0
+        for x in sorted((rho[e] for e in lst), reverse=True):
+            prod *= 1.0 - x
+        return 1.0 - prod
+    total, reach = 0.0, 1.0
+    for e in lst:
+        wb = rho[e] * nu[e]
+        total += reach * wb
+        reach *= gamma * (1.0 - wb)
+    return total
+
+
+def ranking(idx):
+    """Items by decreasing index, ties to the smaller id."""
+    return sorted(range(len(idx)), key=lambda e: (-idx[e], e))
+
+
+def setting(model, weights, K, nu, gamma):
+    """(rho, nus, gamma, score, fstar) of a cell."""
+    rho = [float(x) for x in weights]
+    L = len(rho)
+    nus = [float(nu)] * L if model == "dbn" else [1.0] * L
+    g = float(gamma) if model == "dbn" else 1.0
+    score = [rho[e] * nus[e] for e in range(L)]
+    fstar = reward_py(model, rho, nus, g, ranking(score)[:K])
+    return rho, nus, g, score, fstar
+
+
+def cascade_run(index, model, weights, K, spec, order, horizon, ukey, pkey, nu, gamma):
+    """A cascade learner (Algorithm 1's loop) whose index at step t is
+    ``index(S, T, t, spec, pkey, score)`` (a list of L numbers; ``score`` = the truth)."""
+    rho, nus, g, score, fstar = setting(model, weights, K, nu, gamma)
+    L = len(rho)
+    ukey, pkey = int(ukey), int(pkey)
+    S = [1 if uniform_py(ukey, ATTRACT, 0, e, L) < rho[e] else 0 for e in range(L)]
+    N = [1] * L
+    lists, allclicks, regret, cum = [], [], [], 0.0
+    for t in range(1, horizon + 1):
+        lst = ranking(index(S, N, t, spec, pkey, score))[:K]
+        if order == "worst-first":
+            lst = lst[::-1]
+        clicks = clicks_py(model, rho, nus, g, lst, t, ukey)
+        last = max((k for k in range(K) if clicks[k]), default=-1)
+        observed = lst[: last + 1] if last >= 0 else lst
+        for k, e in enumerate(observed):
+            N[e] += 1
+            S[e] += int(k == last)
+        cum += fstar - reward_py(model, rho, nus, g, lst)
+        lists.append(list(lst))
+        allclicks.append(clicks)
+        regret.append(cum)
+    return lists, allclicks, regret, N
