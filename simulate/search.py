@@ -42,7 +42,7 @@ from cascading_bandits.bounds.instance import CascadeInstance
 from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.models import make_model
-from cascading_bandits.simulate.policies import order_code, policy_code
+from cascading_bandits.simulate.policies import order_code, parse_policy
 from cascading_bandits.simulate.rng import policy_keys
 from cascading_bandits.simulate.runner import as_seed_sequence
 
@@ -170,10 +170,9 @@ def _regret_runs(weights, K, policy, order, horizon, ukeys, pkeys, threads):
     cp = np.array([horizon], dtype=np.int64)
     regret, _ = simulate_runs(
         model,
-        policy_code(policy),
-        order_code(order, policy),
+        policy,
+        order,
         horizon,
-        3.0,
         ukeys,
         pkeys,
         cp,
@@ -262,8 +261,7 @@ def search(
                 f"objective 'bound' knows the bounds of {sorted(_BOUNDS)}, got {policies[0]!r}"
             )
     for p in policies:
-        policy_code(p)  # validates the name
-        order_code(order, p)
+        order_code(order, parse_policy(p))  # validates the spec and the order
     K = V.positive_int("K", K)
     L = V.positive_int("L", L, minimum=2)
     if K >= L:

@@ -50,18 +50,17 @@ def _engine_trace(model, policy, order, horizon, seed=0, c=3.0):
     ``w0`` is the initial observed sample (Algorithm 1; the users' ATTRACT draw of step 0).
     """
     from cascading_bandits.simulate.engine import simulate_runs
-    from cascading_bandits.simulate.policies import order_code, policy_code
     from cascading_bandits.simulate.rng import ATTRACT, policy_keys, uniform_py, users_keys
 
     ss = np.random.SeedSequence(seed)
     rho = np.array(model.weights if isinstance(model, CascadeModel) else model.rho)
     uk, pk = users_keys(ss, tuple(rho), 1), policy_keys(ss, 1)
+    spec = f"cascade-klucb(c={float(c)!r})" if policy == "cascade-klucb" else policy
     regret, counts, lists, clicks = simulate_runs(
         model,
-        policy_code(policy),
-        order_code(order, policy),
+        spec,
+        order,
         horizon,
-        c,
         uk,
         pk,
         np.arange(1, horizon + 1),
