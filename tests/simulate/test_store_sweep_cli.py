@@ -8,6 +8,7 @@ import pytest
 import cascading_bandits.simulate.sweep as sweep
 from cascading_bandits.reports.cli import main
 from cascading_bandits.simulate import run_cell
+from cascading_bandits.simulate.engine import ENGINE_VERSION
 from cascading_bandits.simulate.experiments import b_lb_cell
 from cascading_bandits.simulate.store import load_result, load_results, save_result
 from cascading_bandits.simulate.sweep import run_experiment
@@ -181,11 +182,14 @@ def test_results_of_another_engine_version_are_not_resumed(tmp_path):
     run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
     js = next((tmp_path / "table1").glob("*.json"))
     doc = json.loads(js.read_text())
-    doc["provenance"]["engine_version"] = -1
+    doc["provenance"]["engine_version"] = ENGINE_VERSION - 1
     js.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="engine version"):
         run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
     again = run_experiment(
         "table1", tmp_path, testing=True, workers=1, progress=False, overwrite=True
     )
-    assert all(r.provenance["engine_version"] >= 0 for r in again)
+    # the replaced cells carry this engine's version, in memory and on disk
+    assert [r.provenance["engine_version"] for r in again] == [ENGINE_VERSION] * len(again)
+    on_disk = [json.loads(p.read_text()) for p in (tmp_path / "table1").glob("*.json")]
+    assert [d["provenance"]["engine_version"] for d in on_disk] == [ENGINE_VERSION] * len(again)
