@@ -443,9 +443,9 @@ def _human_bytes(b):
 
 
 def _human_seconds(s):
-    for unit, size in (("years", 3.15e7), ("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+    for unit, size in (("years", 3.15e7), ("days", 2 * 86400.0), ("h", 3600.0), ("min", 60.0)):
         if s >= size:
-            return f"{s / size:.3g} {unit}"
+            return f"{s / (86400.0 if unit == 'days' else size):.3g} {unit}"
     return f"{s:.3g} s"
 
 

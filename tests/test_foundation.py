@@ -80,15 +80,34 @@ def test_validators():
 
 
 def test_cli_usage_errors_exit_2(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["no-such-command"])
-    assert exc.value.code == 2
+    assert main(["no-such-command"]) == 2  # main returns the status, never raises SystemExit
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "invalid choice" in err
+    assert main([]) == 2
+    assert "required" in capsys.readouterr().err
+
+
+def test_cli_version(capsys):
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"cascading {version('cascading-bandits')}"
+
+
+def test_negative_values_reach_the_option(capsys):
+    # argparse alone reads "-inf" as an unknown option ("expected one argument")
+    assert main(["bounds", "--horizon", "-inf"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --horizon" in err and "'-inf'" in err and "expected one argument" not in err
+    assert main(["bounds", "--horizon", "--json"]) == 2  # a real option is not swallowed
+    assert "expected one argument" in capsys.readouterr().err
 
 
 def test_console_script_installed():
     out = subprocess.run(
-        [sys.executable, "-m", "cascading_bandits.reports.cli", "--help"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "cascading_bandits.reports.cli", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert "cascading" in out.stdout

@@ -195,6 +195,12 @@ def test_one_run_is_strict_json(tmp_path, capsys):
 
     doc = json.loads(js.read_text(), parse_constant=bad)
     assert doc["summary"]["stderr"] is None
+    argv = ["simulate", "--L", "8", "--K", "2", "--runs", "1", "--horizon", "200", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out, parse_constant=bad)
+    assert [c["stderr"] for c in out["cells"]] == [None, None]
+    assert main(argv[:-1]) == 0
+    assert "+- n/a" in capsys.readouterr().out
 
 
 def _git(repo, *args):
