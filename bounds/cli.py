@@ -95,7 +95,7 @@ def _instance(args):
         _BYTES_PER_ITEM * L,
         _SECONDS_PER_ITEM * L,
         force=args.force,
-        what=f"the bounds of B_LB(L={L}, ...)",
+        what=f"--L {L} (the bounds of B_LB(L, K, p, delta))",
     )
     return b_lb(params["L"], params["K"], params["p"], params["delta"]), params
 

@@ -55,6 +55,8 @@ def integer(option: str, minimum: int = 1, maximum: int = INT_MAX):
     def parse(text):
         v = None
         try:
+            if not text.isascii():  # int() would read other scripts' digits: not a CLI number
+                raise ValueError
             v = int(text)
         except ValueError:
             try:
@@ -73,6 +75,7 @@ def integer(option: str, minimum: int = 1, maximum: int = INT_MAX):
         return v
 
     parse.__name__ = option
+    parse.kind, parse.minimum, parse.maximum = "integer", minimum, maximum  # for the fuzz tests
     return parse
 
 
@@ -81,7 +84,7 @@ def real(option: str, minimum: float | None = None, maximum: float | None = None
 
     def parse(text):
         try:
-            v = float(text)
+            v = float(text) if text.isascii() else math.nan
         except ValueError:
             v = math.nan
         ok = math.isfinite(v) and (minimum is None or v >= minimum)
@@ -96,6 +99,7 @@ def real(option: str, minimum: float | None = None, maximum: float | None = None
         return v
 
     parse.__name__ = option
+    parse.kind, parse.minimum, parse.maximum = "real", minimum, maximum
     return parse
 
 
@@ -110,6 +114,7 @@ def integer_list(option: str, minimum: int = 1):
         return [one(s) for s in parts]
 
     parse.__name__ = option
+    parse.kind, parse.minimum, parse.maximum = "integer_list", minimum, INT_MAX
     return parse
 
 
@@ -124,6 +129,7 @@ def number_list(option: str):
         return [one(s) for s in parts]
 
     parse.__name__ = option
+    parse.kind, parse.minimum, parse.maximum = "number_list", None, None
     return parse
 
 
@@ -168,7 +174,10 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``cascading`` parser; with ``only``, the other subcommands' modules are not imported
+    (they are listed but take no options), so that one subcommand starts without the others'
+    imports."""
     parser = _Parser(
         prog="cascading",
         description="Cascading bandits (Kveton et al., ICML 2015): bounds, verification, "
@@ -179,6 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, modname in SUBCOMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, allow_abbrev=False)
+            continue
         if importlib.util.find_spec(modname) is None:
             continue
         mod = importlib.import_module(modname)
@@ -224,7 +236,7 @@ def _attach_values(parser, argv: list[str]) -> list[str]:
 def main(argv=None) -> int:
     """Run ``cascading`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(only=next((t for t in argv if t in SUBCOMMANDS), None))
     try:
         args, extra = parser.parse_known_args(_attach_values(parser, argv))
     except SystemExit as exc:  # --help, --version, usage errors: argparse has printed

@@ -97,10 +97,14 @@ def _check(args):
         need["bytes"],
         need["seconds"] + _SECONDS_PER_EXAMPLE * examples,
         force=args.force,
-        what="this report",
+        what=f"this report (--runs {runs} x --horizon {horizon}, --examples {examples})",
     )
-    out = check_writable_dir(args.out, "--out")
-    results = None if args.results is None else check_writable_dir(args.results, "--results")
+    dirs = [("--out", args.out)] + ([] if args.results is None else [("--results", args.results)])
+    for option, d in dirs:  # both refused before either is created
+        check_writable_dir(d, option, create=False)
+    out, results = check_writable_dir(args.out, "--out"), None
+    if args.results is not None:
+        results = check_writable_dir(args.results, "--results")
     return out, results
 
 

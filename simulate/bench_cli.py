@@ -203,7 +203,12 @@ def _check(args):
             "bytes": max(need["bytes"], sw["bytes"]),
             "seconds": need["seconds"] + sw["seconds"],
         }
-    check_resources(need["bytes"], need["seconds"], force=args.force, what="this benchmark")
+    check_resources(
+        need["bytes"],
+        need["seconds"],
+        force=args.force,
+        what=f"this benchmark (--runs {args.runs} x --horizon {args.horizon})",
+    )
 
 
 def run(args) -> int:

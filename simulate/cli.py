@@ -42,8 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--testing", action="store_true", help="the tiny TESTING subset (smoke test)")
     g.add_argument("--overwrite", action="store_true", help="recompute and replace stored cells")
     a = p.add_argument_group(
-        "ad hoc cell (printed, not stored): --weights with --K, or any of --L --K --p --delta "
-        "for B_LB(16, 2, 0.2, 0.15) with those parameters changed"
+        "ad hoc cell (printed, not stored): --weights with --K, or B_LB(16, 2, 0.2, 0.15) "
+        "with any of --L --K --p --delta changed"
     )
     a.add_argument(
         "--weights",
@@ -170,7 +170,11 @@ def _adhoc_cells(args):
     L = len(args.weights) if args.weights is not None else params["L"]
     K = args.K if args.K is not None else params["K"]
     need = estimate([(L, K, pol, runs, horizon) for pol in policies], workers=args.workers or 1)
-    check_resources(need["bytes"], need["seconds"], force=args.force, what="this simulation")
+    what = (
+        f"--runs {runs} x --horizon {horizon} on L = {L}, K = {K} "
+        f"({len(policies)} polic{'y' if len(policies) == 1 else 'ies'})"
+    )
+    check_resources(need["bytes"], need["seconds"], force=args.force, what=what)
     cells = []
     for pol in policies:
         cid = f"{pol}-{order}"
@@ -258,7 +262,7 @@ def run(args) -> int:
         import os
 
         need = estimate(specs, workers=workers or os.cpu_count() or 1)
-        what = f"--experiment {args.experiment}"
+        what = f"--experiment {args.experiment} at --runs {runs} x --horizon {horizon}"
         check_resources(need["bytes"], need["seconds"], force=args.force, what=what)
         out = check_writable_dir("results" if args.out is None else args.out, "--out")
         results = run_experiments(
@@ -282,11 +286,11 @@ def run(args) -> int:
         raise ValueError(
             f"{' '.join(ignored)}: for --experiment only (ad hoc cells are not stored)"
         )
-    if not given(args, *_ADHOC[:5]):
+    if not given(args, *_ADHOC):
         raise ValueError(
             "give --experiment NAME (table1, table2, dbn, ts, dbn-rba or all) to run a paper "
-            "experiment, or an ad hoc instance: --weights with --K, or any of --L --K --p --delta "
-            "(B_LB(16, 2, 0.2, 0.15) with those changed)"
+            "experiment, or an ad hoc cell: --weights with --K, or any of --L --K --p --delta "
+            "--policy --model ... (B_LB(16, 2, 0.2, 0.15) with what is given changed)"
         )
     cells = _adhoc_cells(args)
     from cascading_bandits.simulate.runner import as_seed_sequence, run_cell

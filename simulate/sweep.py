@@ -132,28 +132,40 @@ class _Progress:
             self.bar.close()
 
 
-def check_writable_dir(out_dir, option="--out") -> Path:
+def check_writable_dir(out_dir, option="--out", *, create=True) -> Path:
     """Create ``out_dir`` if needed and prove a file can be written there; its absolute path.
 
     ValueError (naming the absolute path and ``option``) for an empty path, a path through a
     file, or a directory that cannot be created or written (permissions, immutable, /proc).
     Called before any work so that a bad directory fails at once, not after the first cell.
+    With ``create=False`` nothing is created: the nearest existing ancestor must be a
+    writable directory (a first pass when several directories are checked together).
     """
     if out_dir is None or str(out_dir).strip() == "":
         raise ValueError(f"{option} must name a directory, got an empty path")
     path = Path(out_dir).expanduser().absolute()
+
+    def refuse(reason, where):
+        raise ValueError(f"{option} {path} is not a writable directory ({reason} at {where})")
+
     try:
         if path.exists() and not path.is_dir():
             raise ValueError(f"{option} {path} exists and is not a directory")
+        if not create:
+            anc = path
+            while not anc.exists() and anc != anc.parent:
+                anc = anc.parent
+            if not anc.is_dir():
+                refuse("Not a directory", anc)
+            if not os.access(anc, os.W_OK | os.X_OK):
+                refuse("Permission denied", anc)
+            return path
         path.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=path, prefix=".write-probe.", suffix=".tmp")
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        where = exc.filename if exc.filename else path
-        raise ValueError(
-            f"{option} {path} is not a writable directory ({exc.strerror or exc} at {where})"
-        ) from None
+        refuse(exc.strerror or exc, exc.filename if exc.filename else path)
     return path
 
 

@@ -170,7 +170,7 @@ def test_cli_blb_dbn_and_experiment(capsys, tmp_path):
         (["--weights", "0.2,x", "--K", "1"], "argument --weights: must be a finite number"),
         (["--weights", "0.2,0.1"], "--weights needs --K"),
         ([], "give --experiment NAME"),
-        (["--policy", "cascade-ts"], "give --experiment NAME"),
+        (["--policy", "zzz"], "unknown policy 'zzz'"),
         (["--weights", "0.2,0.1", "--L", "4", "--K", "1"], "either --weights or"),
         (["--experiment", "table1", "--K", "2"], "does not take --K"),
         (["--experiment", "table1", "--model", "dbn", "--c", "0"], "does not take --model --c"),
