@@ -103,6 +103,7 @@ def _assert_refused(argv, option, value):
     assert rc == 2, (argv, rc, out[:200], err)
     assert err.count("\n") == 1 and err.endswith("\n"), (argv, err)
     assert "Traceback" not in err and out == "", (argv, err)
+    assert "np.float" not in err and "np.int" not in err, (argv, err)  # no numpy reprs
     assert err.startswith(f"cascading {argv[0]}: error: ") or err.startswith("cascading: error:")
     assert left == [], (argv, left)
     names_option = option in err or option.lstrip("-") in err

@@ -111,3 +111,12 @@ def test_console_script_installed():
         check=True,
     )
     assert "cascading" in out.stdout
+
+
+def test_error_lines_have_no_numpy_reprs_or_newlines():
+    from cascading_bandits.reports.cli import _one_line
+
+    assert _one_line("p must lie in (0, 1], got np.float64(1.5)") == (
+        "p must lie in (0, 1], got 1.5"
+    )
+    assert _one_line("K = np.int64(3)\n  at  \n") == "K = 3 at"
