@@ -120,3 +120,15 @@ def test_error_lines_have_no_numpy_reprs_or_newlines():
         "p must lie in (0, 1], got 1.5"
     )
     assert _one_line("K = np.int64(3)\n  at  \n") == "K = 3 at"
+
+
+def test_oserror_anywhere_is_one_line_naming_the_path(monkeypatch, capsys):
+    import cascading_bandits.bounds.cli as bcli
+
+    def boom(args):
+        raise PermissionError(13, "Permission denied", "/some/where/file.json")
+
+    monkeypatch.setattr(bcli, "run", boom)
+    assert main(["bounds"]) == 2
+    err = capsys.readouterr().err
+    assert err == "cascading bounds: error: /some/where/file.json: Permission denied\n"
