@@ -54,17 +54,16 @@ def integer(option: str, minimum: int = 1, maximum: int = INT_MAX):
 
     def parse(text):
         v = None
-        try:
-            if not text.isascii():  # int() would read other scripts' digits: not a CLI number
-                raise ValueError
-            v = int(text)
-        except ValueError:
+        if text.isascii():  # int() and float() read other scripts' digits: not CLI numbers
             try:
-                f = float(text)
+                v = int(text)
             except ValueError:
-                f = math.nan
-            if math.isfinite(f) and f == int(f):
-                v = int(f)
+                try:
+                    f = float(text)
+                except ValueError:
+                    f = math.nan
+                if math.isfinite(f) and f == int(f):
+                    v = int(f)
         if v is None or not minimum <= v <= maximum:
             hi = "" if maximum == INT_MAX else f" and <= {maximum}"
             raise argparse.ArgumentTypeError(
