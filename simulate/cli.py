@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 
 HELP = (
@@ -177,7 +178,8 @@ def _adhoc_cells(args):
     check_resources(need["bytes"], need["seconds"], force=args.force, what=what)
     cells = []
     for pol in policies:
-        cid = f"{pol}-{order}"
+        # the cell id is a file stem: a malformed name must fail as a policy, not as a path
+        cid = re.sub(r"[^A-Za-z0-9_.()=,+-]", "_", pol).lstrip(".") + f"-{order}"
         if args.weights is not None:
             cells.append(
                 Cell(

@@ -192,14 +192,15 @@ def _semantic_cases():
 
     quick = ["--runs", "1", "--horizon", "10"]
     big = st.floats(min_value=1.0, max_value=1e300, exclude_min=True).map(repr)
-    neg = st.floats(min_value=-1e300, max_value=0.0).map(repr)
+    neg = st.floats(min_value=-1e300, max_value=0.0).map(repr)  # 0 is out of (0, 1] too
+    below0 = st.floats(min_value=-1e300, max_value=0.0, exclude_max=True).map(repr)  # nu: [0, 1]
     return st.one_of(
         st.tuples(st.just(("bounds", [], "--p")), big | neg),
         st.tuples(st.just(("bounds", [], "--delta")), st.floats(0.2, 1e300).map(repr) | neg),
         st.tuples(st.just(("bounds", [], "--K")), st.integers(17, 10**12).map(str)),
         st.tuples(st.just(("bounds", ["--K", "1"], "--weights")), big),
         st.tuples(st.just(("simulate", quick, "--K")), st.integers(17, 10**12).map(str)),
-        st.tuples(st.just(("simulate", [*quick, "--model", "dbn"], "--nu")), big | neg),
+        st.tuples(st.just(("simulate", [*quick, "--model", "dbn"], "--nu")), big | below0),
         st.tuples(st.just(("simulate", [*quick, "--model", "dbn"], "--gamma")), big | neg),
         st.tuples(st.just(("simulate", [*quick, "--K", "2"], "--p")), big | neg),
         st.tuples(st.just(("simulate", [*quick, "--K", "2"], "--policy")), _names(_TEXT, POLICIES)),
