@@ -13,6 +13,8 @@ HELP = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from cascading_bandits.reports.cli import add_force, integer
+
     parser.add_argument(
         "--out", default="report", metavar="DIR", help="report directory (default: ./report)"
     )
@@ -27,41 +29,96 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="small n and few runs, for a smoke test (not a reproduction)",
     )
-    parser.add_argument("--runs", type=int, default=None, help="runs per cell (default 20)")
-    parser.add_argument("--horizon", type=int, default=None, help="steps n (default 100000)")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes for the sweeps")
+    parser.add_argument(
+        "--runs", type=integer("--runs", 2), default=None, help="runs per cell (default 20)"
+    )
+    parser.add_argument(
+        "--horizon", type=integer("--horizon", 10), default=None, help="steps n (default 1e5)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=integer("--workers"),
+        default=None,
+        help="worker processes for the sweeps, at most the number of cores (default: all)",
+    )
     parser.add_argument(
         "--scheduler",
         default=None,
         metavar="ADDRESS",
         help="run the sweeps on a Dask cluster at ADDRESS",
     )
-    parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     parser.add_argument(
-        "--verify-examples",
-        type=int,
+        "--seed", type=integer("--seed", 0), default=0, help="root seed (default 0)"
+    )
+    parser.add_argument(
+        "--examples",
+        type=integer("--examples"),
         default=None,
         metavar="N",
-        help="random instances per claim in the verify section",
+        help="random instances per claim in the verify section (default 50, 5 with --quick)",
     )
     parser.add_argument(
         "--overwrite",
         action="store_true",
         help="replace existing report files in DIR (stored results are always reused)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    parser.add_argument("--no-progress", action="store_true", help="no progress report on stderr")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print one JSON object: {"report", "json", "results", "seconds"} (absolute paths)',
+    )
+    add_force(parser)
+
+
+def _check(args):
+    """Directories and resources, before anything is computed."""
+    import os
+
+    from cascading_bandits.reports.build import PAPER_HORIZON, PAPER_RUNS, QUICK_HORIZON, QUICK_RUNS
+    from cascading_bandits.simulate.experiments import EXPERIMENTS, get_experiment
+    from cascading_bandits.simulate.sweep import check_resources, check_writable_dir, estimate
+
+    if args.workers is not None and args.scheduler is not None:
+        raise ValueError("--workers is for local processes; with --scheduler the cluster decides")
+    cores = os.cpu_count() or 1
+    if args.workers is not None and args.workers > cores:
+        raise ValueError(f"--workers must be <= {cores} (the cores of this machine)")
+    if not str(args.out).strip():
+        raise ValueError("--out must name a directory, got an empty path")
+    runs = args.runs or (QUICK_RUNS if args.quick else PAPER_RUNS)
+    horizon = args.horizon or (QUICK_HORIZON if args.quick else PAPER_HORIZON)
+    examples = args.examples or (5 if args.quick else 50)
+    from cascading_bandits.verify.cli import _SECONDS_PER_EXAMPLE
+
+    specs = [(c.L, c.K, c.policy, runs, horizon) for n in EXPERIMENTS for c in get_experiment(n)]
+    need = estimate(specs, workers=args.workers or cores)
+    check_resources(
+        need["bytes"],
+        need["seconds"] + _SECONDS_PER_EXAMPLE * examples,
+        force=args.force,
+        what=f"this report (--runs {runs} x --horizon {horizon}, --examples {examples})",
+    )
+    dirs = [("--out", args.out)] + ([] if args.results is None else [("--results", args.results)])
+    for option, d in dirs:  # both refused before either is created
+        check_writable_dir(d, option, create=False)
+    out, results = check_writable_dir(args.out, "--out"), None
+    if args.results is not None:
+        results = check_writable_dir(args.results, "--results")
+    return out, results
 
 
 def run(args) -> int:
     from cascading_bandits.reports.build import build_report
 
     t0 = time.perf_counter()
+    out, results = _check(args)
     command = (
         "cascading report " + " ".join(sys.argv[2:]) if len(sys.argv) > 1 else "cascading report"
     )
     path = build_report(
-        args.out,
-        results_dir=args.results,
+        out,
+        results_dir=results,
         quick=args.quick,
         runs=args.runs,
         horizon=args.horizon,
@@ -69,9 +126,23 @@ def run(args) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
         overwrite=args.overwrite,
-        progress=not args.no_progress,
-        verify_examples=args.verify_examples,
+        progress=not args.no_progress and not args.json,
+        verify_examples=args.examples,
         command=command,
     )
-    print(f"report written to {path} ({time.perf_counter() - t0:.1f} s)")
+    path = path.absolute()
+    secs = time.perf_counter() - t0
+    if args.json:
+        from cascading_bandits.reports.cli import emit_json
+
+        emit_json(
+            {
+                "report": str(path),
+                "json": str(path.with_name("report.json")),
+                "results": str(results or out / "results"),
+                "seconds": secs,
+            }
+        )
+    else:
+        print(f"report written to {path} ({secs:.1f} s)")
     return 0

@@ -71,8 +71,13 @@ class CellResult:
         return float(self.final_regret.std(ddof=1) / np.sqrt(self.runs))
 
     def summary(self) -> dict:
-        """A JSON-able one-line summary (the CLI's ``--json`` object)."""
+        """A strict-JSON one-line summary (one element of the CLI's ``--json`` ``cells``).
+
+        ``stderr`` is None (JSON null) when it is undefined, i.e. for a single run; every
+        other value is finite.
+        """
         p = self.params
+        se = self.stderr
         return {
             "experiment": p.get("experiment"),
             "cell_id": p.get("cell_id"),
@@ -88,5 +93,5 @@ class CellResult:
             "runs": self.runs,
             "horizon": int(self.checkpoints[-1]),
             "mean_regret": self.mean_regret,
-            "stderr": self.stderr,
+            "stderr": se if np.isfinite(se) else None,
         }

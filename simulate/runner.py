@@ -43,6 +43,26 @@ def _git_commit():
         return None
 
 
+@functools.lru_cache(maxsize=4)
+def _git_dirty(where=None):
+    """True if tracked files differ from the commit (as ``git describe --dirty``), None if unknown.
+
+    Untracked files are not counted: result directories and scratch files would make every
+    tree dirty, while changed code is always a tracked change once it is committed.
+    """
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=where or Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
+
+
 def _version(pkg):
     try:
         return metadata.version(pkg)
@@ -59,7 +79,11 @@ def _versions():
 
 
 def provenance_base(ss: np.random.SeedSequence) -> dict:
-    """Seed, key derivation, versions and git commit, JSON-able."""
+    """Seed, key derivation, versions, git commit and whether the tree was dirty, JSON-able.
+
+    ``git_dirty`` is True when tracked files had uncommitted changes (the commit alone then
+    does not identify the code), False when clean, None outside a git checkout.
+    """
     return {
         "seed_entropy": str(ss.entropy),
         "seed_spawn_key": [int(x) for x in ss.spawn_key],
@@ -71,6 +95,7 @@ def provenance_base(ss: np.random.SeedSequence) -> dict:
         "engine_version": ENGINE_VERSION,
         "versions": dict(_versions()),
         "git_commit": _git_commit(),
+        "git_dirty": _git_dirty() if _git_commit() else None,
     }
 
 

@@ -19,16 +19,39 @@ import concurrent.futures as cf
 import hashlib
 import multiprocessing
 import os
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import numpy as np
 
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.simulate.engine import ENGINE_VERSION
-from cascading_bandits.simulate.experiments import TESTING_HORIZON, TESTING_RUNS, Cell, get_experiment
+from cascading_bandits.simulate.experiments import (
+    TESTING_HORIZON,
+    TESTING_RUNS,
+    Cell,
+    get_experiment,
+)
 from cascading_bandits.simulate.runner import as_seed_sequence, run_cell
-from cascading_bandits.simulate.store import cell_paths, load_result, save_result, stored_params
+from cascading_bandits.simulate.store import (
+    cell_paths,
+    cell_state,
+    load_result,
+    save_result,
+    stored_identity,
+)
 
-__all__ = ["run_experiment", "run_experiments", "run_cells", "cell_seed"]
+__all__ = [
+    "run_experiment",
+    "run_experiments",
+    "run_cells",
+    "cell_seed",
+    "check_writable_dir",
+    "estimate",
+    "check_resources",
+]
 
 
 def cell_seed(root: np.random.SeedSequence, cell: Cell) -> np.random.SeedSequence:
@@ -71,6 +94,125 @@ def _make_executor(workers, scheduler):
     return ex, 1, (lambda: ex.shutdown(wait=True, cancel_futures=True))
 
 
+class _Progress:
+    """A tqdm bar on a terminal; plain lines elsewhere (no carriage returns in logs)."""
+
+    def __init__(self, total, initial, desc):
+        self.total, self.done, self.desc = total, initial, desc
+        self.t0 = time.perf_counter()
+        self.start = initial
+        self.bar = None
+        if sys.stderr.isatty():
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, initial=initial, desc=desc, unit="cell")
+        else:
+            print(
+                f"{desc}: {initial}/{total} cells stored, computing {total - initial}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def update(self):
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+            return
+        el = time.perf_counter() - self.t0
+        new = self.done - self.start
+        left = el / new * (self.total - self.done) if new else float("nan")
+        print(
+            f"{self.desc}: {self.done}/{self.total} cells ({el:.0f} s elapsed, ~{left:.0f} s left)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def check_writable_dir(out_dir, option="--out", *, create=True) -> Path:
+    """Create ``out_dir`` if needed and prove a file can be written there; its absolute path.
+
+    ValueError (naming the absolute path and ``option``) for an empty path, a path through a
+    file, or a directory that cannot be created or written (permissions, immutable, /proc).
+    Called before any work so that a bad directory fails at once, not after the first cell.
+    With ``create=False`` nothing is created: the nearest existing ancestor must be a
+    writable directory (a first pass when several directories are checked together).
+    """
+    if out_dir is None or str(out_dir).strip() == "":
+        raise ValueError(f"{option} must name a directory, got an empty path")
+    path = Path(out_dir).expanduser().absolute()
+
+    def refuse(reason, where):
+        raise ValueError(f"{option} {path} is not a writable directory ({reason} at {where})")
+
+    try:
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{option} {path} exists and is not a directory")
+        if not create:
+            anc = path
+            while not anc.exists() and anc != anc.parent:
+                anc = anc.parent
+            if not anc.is_dir():
+                refuse("Not a directory", anc)
+            if not os.access(anc, os.W_OK | os.X_OK):
+                refuse("Permission denied", anc)
+            return path
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".write-probe.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        refuse(exc.strerror or exc, exc.filename if exc.filename else path)
+    return path
+
+
+def _check_stored(cell, root, out_dir, notes):
+    """The stored result of ``cell`` if it may be resumed, None if it must be computed.
+
+    ValueError if a stored cell has other parameters, another seed or engine version, or is
+    corrupt (the store names the file and the remedy).
+    """
+    state = cell_state(out_dir, cell.experiment, cell.cell_id)
+    where = f"{cell.experiment}/{cell.cell_id}"
+    if state == "json-only":
+        notes.append(
+            f"note: {cell_paths(out_dir, cell.experiment, cell.cell_id)[1]} has no .npz beside it; "
+            "recomputing that cell"
+        )
+        return None
+    if state != "stored":
+        return None
+    params, seed = stored_identity(out_dir, cell.experiment, cell.cell_id)
+    if params != cell.params:
+        diff = sorted(
+            k for k in set(params) | set(cell.params) if params.get(k) != cell.params.get(k)
+        )
+        raise ValueError(
+            f"stored cell {where} in {Path(out_dir).absolute()} has other parameters "
+            f"({', '.join(diff)}); use another output directory or overwrite=True (--overwrite)"
+        )
+    ss = cell_seed(root, cell)
+    want = {"entropy": str(ss.entropy), "spawn_key": [int(x) for x in ss.spawn_key]}
+    if seed != want:
+        got = "no seed" if seed is None else f"seed entropy {seed['entropy']}"
+        raise ValueError(
+            f"stored cell {where} in {Path(out_dir).absolute()} was computed with {got}, this run "
+            f"asks for seed entropy {want['entropy']}; use another output directory for another "
+            "seed, or overwrite=True (--overwrite)"
+        )
+    res = load_result(cell_paths(out_dir, cell.experiment, cell.cell_id)[1])
+    if res.provenance.get("engine_version") != ENGINE_VERSION:
+        raise ValueError(
+            f"stored cell {where} comes from engine version "
+            f"{res.provenance.get('engine_version')}, this is {ENGINE_VERSION}; use "
+            "another output directory or overwrite=True (--overwrite)"
+        )
+    return res
+
+
 def run_cells(
     cells,
     out_dir,
@@ -90,8 +232,10 @@ def run_cells(
     ----------
     cells : list of Cell
     out_dir : path
+        Checked (created, written to) before anything is computed.
     seed : int >= 0 or SeedSequence
-        Root seed.
+        Root seed. Part of a stored cell's identity: a directory written with another seed
+        is refused, never mixed.
     workers : int, optional
         Local processes (default: os.cpu_count()); 1 = in this process, numba threads over runs.
     scheduler : str or distributed.Client, optional
@@ -99,9 +243,9 @@ def run_cells(
     executor : concurrent.futures.Executor, optional
         Any executor (used as is, not shut down); overrides ``workers`` and ``scheduler``.
     overwrite : bool
-        Recompute and replace stored cells (otherwise they are loaded).
+        Recompute and replace stored cells (otherwise they are loaded and verified).
     progress : bool
-        tqdm bar over cells with the time left.
+        Progress on stderr: a tqdm bar on a terminal, plain lines otherwise.
     checkpoints : array_like of int, optional
         Steps recorded in every computed cell (:func:`simulate.runner.run_cell`); stored
         cells are loaded as they are, so give cells whose ids differ by checkpoints.
@@ -112,41 +256,29 @@ def run_cells(
     ids = [(c.experiment, c.cell_id) for c in cells]
     if len(set(ids)) != len(ids):
         raise ValueError("cell ids must be unique within an experiment")
+    check_writable_dir(out_dir, option="the output directory")
     results = [None] * len(cells)
     todo = []
+    notes = []
     for i, cell in enumerate(cells):
-        sp = stored_params(out_dir, cell.experiment, cell.cell_id)
-        if sp is None or overwrite:
+        res = None if overwrite else _check_stored(cell, root, out_dir, notes)
+        if res is None:
             todo.append(i)
-        elif sp != cell.params:
-            diff = sorted(k for k in set(sp) | set(cell.params) if sp.get(k) != cell.params.get(k))
-            raise ValueError(
-                f"stored cell {cell.experiment}/{cell.cell_id} has other parameters "
-                f"({', '.join(diff)}); "
-                "use another output directory or overwrite=True (--overwrite)"
-            )
         else:
-            res = load_result(cell_paths(out_dir, cell.experiment, cell.cell_id)[1])
-            if res.provenance.get("engine_version") != ENGINE_VERSION:
-                raise ValueError(
-                    f"stored cell {cell.experiment}/{cell.cell_id} comes from engine version "
-                    f"{res.provenance.get('engine_version')}, this is {ENGINE_VERSION}; use "
-                    "another output directory or overwrite=True (--overwrite)"
-                )
             results[i] = res
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(cells), initial=len(cells) - len(todo), desc=desc, unit="cell")
+    for line in notes:
+        print(line, file=sys.stderr)
+    bar = _Progress(len(cells), len(cells) - len(todo), desc) if progress else None
 
     def finish(i, res):
         save_result(res, out_dir, overwrite=overwrite)
         results[i] = res
         if bar is not None:
-            bar.update(1)
+            bar.update()
 
     try:
+        if not todo:
+            return results
         if executor is None:
             ex, threads, close = _make_executor(workers or os.cpu_count() or 1, scheduler)
         else:
@@ -172,11 +304,6 @@ def run_cells(
         if bar is not None:
             bar.close()
     return results
-
-
-def _cost(cell):
-    per_step = cell.K * cell.L if cell.policy.startswith("ranked") else cell.L + cell.K
-    return cell.runs * cell.horizon * per_step
 
 
 def run_experiment(
@@ -252,3 +379,108 @@ def run_experiments(
         progress=progress,
         desc="+".join(names),
     )
+
+
+# ---------------------------------------------------------------------------
+# resource guard: estimate memory and time before building or running anything
+# ---------------------------------------------------------------------------
+#: engine work units (run-steps x per-step work, see :func:`_cost`) per second per worker,
+#: a conservative figure: ``cascading bench --policy cascade-klucb,cascade-ucb1,ranked-klucb
+#: --L 16,256 --runs 4 --horizon 20000 --threads 1`` measured 9e6 to 4.5e7 units per
+#: wall-second on a loaded 2-core machine; half the lowest is used
+RATE = 4.5e6
+#: work estimated above this many seconds is refused unless forced
+TIME_LIMIT = 24 * 3600.0
+#: recorded regret checkpoints per run (:func:`simulate.experiments.default_checkpoints`)
+_CHECKPOINTS = 151
+
+
+def _per_step(L, K, policy):
+    return K * L if str(policy).startswith("ranked") else L + K
+
+
+def _cost(cell):
+    return cell.runs * cell.horizon * _per_step(cell.L, cell.K, cell.policy)
+
+
+def estimate(specs, *, workers=1, threads=None) -> dict:
+    """Memory (bytes) and wall time (seconds) of simulating the cells ``specs``, before any work.
+
+    Parameters
+    ----------
+    specs : iterable of (L, K, policy, runs, horizon)
+        Plain numbers, so that a cell too large to build is estimated without building it.
+    workers : int
+        Cells run at once (one per worker process, each serial over its runs).
+    threads : int, optional
+        numba threads over the runs of one cell when ``workers == 1`` (default: the cores).
+
+    Returns
+    -------
+    dict with ``bytes`` (peak, the ``workers`` largest cells at once) and ``seconds``.
+
+    The memory model counts what the code allocates per item: the weights (a tuple of
+    floats and numpy copies, 64 B/item), the outputs (counts: 8 B/item/run; regret: 8 B per
+    checkpoint per run) and the state of each run being simulated (about 40 arrays of
+    8 B/item, 48 B/item/position more for ranked policies). Good to a factor of two.
+    """
+    specs = [tuple(s) for s in specs]
+    cores = os.cpu_count() or 1
+    conc_runs = cores if threads is None else threads
+    mem, work = [], 0.0
+    for L, K, policy, runs, horizon in specs:
+        L, K, runs, horizon = float(L), float(K), float(runs), float(horizon)
+        live = min(runs, conc_runs if workers == 1 else 1)
+        state = 320 * L + (48 * K * L if str(policy).startswith("ranked") else 0)
+        mem.append(64 * L + 8 * runs * (L + _CHECKPOINTS + 2) + live * state)
+        work += runs * horizon * _per_step(L, K, policy)
+    mem.sort(reverse=True)
+    par = max(1, min(workers, len(specs))) if workers > 1 else max(1, min(conc_runs, cores))
+    return {"bytes": sum(mem[: max(1, workers)]), "seconds": work / (RATE * par)}
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux MemAvailable), None if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _human_bytes(b):
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{b / 1e3:.3g} kB"
+
+
+def _human_seconds(s):
+    for unit, size in (("years", 3.15e7), ("days", 2 * 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if s >= size:
+            return f"{s / (86400.0 if unit == 'days' else size):.3g} {unit}"
+    return f"{s:.3g} s"
+
+
+def check_resources(need_bytes, need_seconds, *, force=False, what="this run") -> None:
+    """ValueError if ``need_bytes`` exceeds the available memory or ``need_seconds`` exceeds
+    :data:`TIME_LIMIT`, saying how much would be needed; nothing if ``force``."""
+    if force:
+        return
+    avail = available_memory()
+    if avail is not None and need_bytes > avail:
+        raise ValueError(
+            f"{what} would need about {_human_bytes(need_bytes)} of memory; this machine has "
+            f"{_human_bytes(avail)} available (pass --force to try anyway)"
+        )
+    if need_seconds > TIME_LIMIT:
+        raise ValueError(
+            f"{what} would take about {_human_seconds(need_seconds)} "
+            f"(limit {_human_seconds(TIME_LIMIT)} without --force); reduce it or pass --force"
+        )

@@ -80,15 +80,55 @@ def test_validators():
 
 
 def test_cli_usage_errors_exit_2(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["no-such-command"])
-    assert exc.value.code == 2
+    assert main(["no-such-command"]) == 2  # main returns the status, never raises SystemExit
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "invalid choice" in err
+    assert main([]) == 2
+    assert "required" in capsys.readouterr().err
+
+
+def test_cli_version(capsys):
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"cascading {version('cascading-bandits')}"
+
+
+def test_negative_values_reach_the_option(capsys):
+    # argparse alone reads "-inf" as an unknown option ("expected one argument")
+    assert main(["bounds", "--horizon", "-inf"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --horizon" in err and "'-inf'" in err and "expected one argument" not in err
+    assert main(["bounds", "--horizon", "--json"]) == 2  # a real option is not swallowed
+    assert "expected one argument" in capsys.readouterr().err
 
 
 def test_console_script_installed():
     out = subprocess.run(
-        [sys.executable, "-m", "cascading_bandits.reports.cli", "--help"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "cascading_bandits.reports.cli", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert "cascading" in out.stdout
+
+
+def test_error_lines_have_no_numpy_reprs_or_newlines():
+    from cascading_bandits.reports.cli import _one_line
+
+    assert _one_line("p must lie in (0, 1], got np.float64(1.5)") == (
+        "p must lie in (0, 1], got 1.5"
+    )
+    assert _one_line("K = np.int64(3)\n  at  \n") == "K = 3 at"
+
+
+def test_oserror_anywhere_is_one_line_naming_the_path(monkeypatch, capsys):
+    import cascading_bandits.bounds.cli as bcli
+
+    def boom(args):
+        raise PermissionError(13, "Permission denied", "/some/where/file.json")
+
+    monkeypatch.setattr(bcli, "run", boom)
+    assert main(["bounds"]) == 2
+    err = capsys.readouterr().err
+    assert err == "cascading bounds: error: /some/where/file.json: Permission denied\n"

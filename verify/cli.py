@@ -8,7 +8,6 @@ Exit status 1 if any claim fails, 0 otherwise (2 for bad arguments).
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 HELP = (
@@ -18,6 +17,8 @@ HELP = (
 
 
 def add_arguments(parser):
+    from cascading_bandits.reports.cli import add_force, integer
+
     parser.add_argument(
         "--claim",
         action="append",
@@ -26,20 +27,32 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--examples",
-        type=int,
-        default=50,
+        type=integer("--examples"),
+        default=None,
         metavar="N",
         help="random instances per sampled or exact claim (default 50)",
     )
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="root seed (default 0)")
+    parser.add_argument(
+        "--seed", type=integer("--seed", 0), default=None, metavar="S", help="root seed (default 0)"
+    )
     parser.add_argument(
         "--full",
         action="store_true",
         help="larger interval boxes and budgets, larger Monte-Carlo runs (slow)",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object on one line instead of tables (with --list: the claims)",
+    )
     parser.add_argument("--list", action="store_true", help="list the claims and exit")
     parser.add_argument("--no-caveats", action="store_true", help="do not compute the caveats")
+    add_force(parser)
+
+
+#: wall seconds per example over all claims: ``cascading verify --examples 5 --no-caveats``
+#: took 30 s on a loaded 2-core machine; charging it all to the examples overestimates
+_SECONDS_PER_EXAMPLE = 6.0
 
 
 def _fmt_slack(v):
@@ -110,45 +123,72 @@ def format_caveats(cavs) -> str:
     return "\n".join(out)
 
 
+def _plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def run(args) -> int:
     from cascading_bandits import verify
-    if args.examples < 1:
-        raise ValueError(f"--examples must be >= 1, got {args.examples}")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    from cascading_bandits.reports.cli import emit_json, given
+    from cascading_bandits.simulate.sweep import check_resources
+
     if args.list:
-        for c in verify.all_claims():
+        extra = given(args, "claim", "examples", "seed", "full", "no_caveats", "force")
+        if extra:
+            raise ValueError(f"--list prints the claims only; it does not take {' '.join(extra)}")
+        claims = verify.all_claims()
+        if args.json:
+            emit_json(
+                {
+                    "claims": [
+                        {
+                            "id": c.id,
+                            "method": c.method,
+                            "reference": c.reference,
+                            "available": bool(c.is_available()),
+                            "requires": list(c.requires),
+                        }
+                        for c in claims
+                    ]
+                }
+            )
+            return 0
+        for c in claims:
             mark = (
                 "" if c.is_available() else "  (unavailable: needs " + ", ".join(c.requires) + ")"
             )
             print(f"{c.id:32s} {c.method:24s} {c.reference}{mark}")
         return 0
+    examples = 50 if args.examples is None else args.examples
+    seed = 0 if args.seed is None else args.seed
     ids = args.claim
     if ids:
         for i in ids:
             verify.get_claim(i)  # ValueError -> exit 2 with the known ids
+    if ids and args.no_caveats:
+        raise ValueError("--no-caveats: caveats are computed only when every claim runs")
+    check_resources(
+        0, _SECONDS_PER_EXAMPLE * examples, force=args.force, what=f"--examples {examples}"
+    )
     t0 = time.perf_counter()
     verdicts = verify.run_all(
-        examples=args.examples, seed=args.seed, budget=8.0 if args.full else 1.0, claims=ids
+        examples=examples, seed=seed, budget=8.0 if args.full else 1.0, claims=ids
     )
     cavs = [] if (args.no_caveats or ids) else verify.caveats()
     wall = time.perf_counter() - t0
     failed = [v.claim_id for v in verdicts if v.status == verify.FAILS]
     if args.json:
-        json.dump(
+        emit_json(
             {
                 "verdicts": [v.to_dict() for v in verdicts],
                 "caveats": [c.to_dict() for c in cavs],
-                "examples": args.examples,
-                "seed": args.seed,
+                "examples": examples,
+                "seed": seed,
                 "full": bool(args.full),
                 "seconds": wall,
                 "failed": failed,
-            },
-            sys.stdout,
-            indent=1,
+            }
         )
-        print()
     else:
         print(format_table(verdicts))
         n = {
@@ -156,8 +196,10 @@ def run(args) -> int:
             for s in (verify.HOLDS, verify.UNDECIDED, verify.FAILS)
         }
         print(
-            f"\n{len(verdicts)} claims: {n['holds']} hold, {n['undecided']} undecided, "
-            f"{n['fails']} fail ({wall:.1f} s, seed {args.seed}, {args.examples} examples). "
+            f"\n{_plural(len(verdicts), 'claim')}: {n['holds']} "
+            f"{'holds' if n['holds'] == 1 else 'hold'}, {n['undecided']} undecided, "
+            f"{n['fails']} {'fails' if n['fails'] == 1 else 'fail'} ({wall:.1f} s, seed {seed}, "
+            f"{_plural(examples, 'example')}). "
             "'*' = checked with a condition or correction the paper does not state (see caveats)."
         )
         print("\nDetails\n-------")

@@ -7,7 +7,11 @@ import pytest
 
 from cascading_bandits.bounds import b_lb
 from cascading_bandits.bounds.lower import theorem4_coefficient
-from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound, theorem3_leading_coefficient
+from cascading_bandits.bounds.upper import (
+    theorem2_bound,
+    theorem3_bound,
+    theorem3_leading_coefficient,
+)
 from cascading_bandits.reports.cli import main
 
 KEYS = {"theorem2", "theorem3", "theorem3_leading", "theorem4_coefficient", "eps", "C2", "beta"}
@@ -24,7 +28,9 @@ def test_default_is_the_paper_instance(capsys):
     res = _json(capsys)
     assert KEYS <= res.keys()
     assert res["instance"]["L"] == 16 and res["instance"]["K"] == 2 and res["n"] == 100000
-    same = _json(capsys, "--L", "16", "--K", "2", "--p", "0.2", "--delta", "0.15", "--n", "1e5")
+    same = _json(
+        capsys, "--L", "16", "--K", "2", "--p", "0.2", "--delta", "0.15", "--horizon", "1e5"
+    )
     assert same == res
     inst = b_lb(16, 2, 0.2, 0.15)
     assert res["theorem2"] == theorem2_bound(inst, 10**5)  # full double precision, bit for bit
@@ -36,7 +42,9 @@ def test_default_is_the_paper_instance(capsys):
 
 
 def test_eps_weights_and_form(capsys):
-    res = _json(capsys, "--weights", "0.3,0.2,0.1,0.05", "--K", "2", "--eps", "0.5", "--n", "1000")
+    res = _json(
+        capsys, "--weights", "0.3,0.2,0.1,0.05", "--K", "2", "--eps", "0.5", "--horizon", "1000"
+    )
     assert res["eps"] == 0.5 and res["eps_optimised"] is False
     assert res["instance"]["weights"] == [0.3, 0.2, 0.1, 0.05]
     proof = _json(
@@ -54,7 +62,7 @@ def _kl(p, q):
 
 
 def test_table(capsys):
-    assert main(["bounds", "--n", "100000"]) == 0
+    assert main(["bounds", "--horizon", "100000"]) == 0
     out = capsys.readouterr().out
     assert "B_LB(L=16, K=2, p=0.2, delta=0.15)" in out
     for name in (
@@ -74,15 +82,21 @@ def test_table(capsys):
     [
         (["--L", "16", "--K", "2", "--p", "1.5", "--delta", "0.1"], "p must lie in"),
         (["--L", "3", "--K", "4", "--p", "0.2", "--delta", "0.1"], "K must satisfy"),
-        (["--L", "16", "--K", "2", "--p", "0.2"], "missing --delta"),
         (["--weights", "0.2,0.1"], "--weights needs --K"),
         (["--weights", "0.2,0.1", "--K", "1", "--p", "0.2"], "not both"),
-        (["--weights", "0.2,abc", "--K", "1"], "must be a number"),
+        (["--weights", "0.2,abc", "--K", "1"], "argument --weights: must be a finite number"),
         (["--weights", "0.2,0.2", "--K", "1"], "unique optimal set"),
-        (["--n", "0"], "n must be an integer"),
-        (["--n", "1"], "n must be >= 2"),
-        (["--eps", "-1"], "eps must be > 0"),
-        (["--eps", "nan"], "NaN"),
+        (["--horizon", "0"], "argument --horizon: must be an integer >= 2"),
+        (["--horizon", "1"], "argument --horizon: must be an integer >= 2"),
+        (["--horizon", "1e300"], "argument --horizon: must be an integer >= 2 (int64)"),
+        (["--horizon", "-inf"], "argument --horizon: must be an integer >= 2"),
+        (["--L", "1e300"], "argument --L: must be an integer >= 1 (int64)"),
+        (["--L", "1000000000"], "would need about"),
+        (["--eps", "-1"], "--eps must be > 0"),
+        (["--eps", "nan"], "argument --eps: must be a finite number"),
+        (["--eps", "1e-300"], "--eps 1e-300 makes Theorem 3's constant C overflow"),
+        (["--weights", "-0.1,0.5", "--K", "1"], "weights must lie in [0, 1]"),
+        (["--n", "100"], "unrecognized arguments: --n"),
         (["--L", "16", "--K", "2", "--p", "0.2", "--delta", "0.3"], "delta must satisfy"),
     ],
 )
@@ -94,10 +108,17 @@ def test_bad_input_one_line_exit_2(capsys, argv, msg):
 
 
 def test_argparse_errors_exit_2(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["bounds", "--form", "loose"])
-    assert exc.value.code == 2
+    assert main(["bounds", "--form", "loose"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_b_lb_defaults_apply_to_any_subset(capsys):
+    one = _json(capsys, "--L", "32")
+    assert one["instance"] == {**one["instance"], "L": 32, "K": 2, "p": 0.2, "delta": 0.15}
+    two = _json(capsys, "--K", "4", "--delta", "0.075")
+    assert (two["instance"]["L"], two["instance"]["K"]) == (16, 4)
+    assert (two["instance"]["p"], two["instance"]["delta"]) == (0.2, 0.075)
+    assert two["theorem4_coefficient"] == theorem4_coefficient(b_lb(16, 4, 0.2, 0.075))
 
 
 def test_degenerate_instances(capsys):

@@ -8,6 +8,7 @@ import pytest
 import cascading_bandits.simulate.sweep as sweep
 from cascading_bandits.reports.cli import main
 from cascading_bandits.simulate import run_cell
+from cascading_bandits.simulate.engine import ENGINE_VERSION
 from cascading_bandits.simulate.experiments import b_lb_cell
 from cascading_bandits.simulate.store import load_result, load_results, save_result
 from cascading_bandits.simulate.sweep import run_experiment
@@ -101,7 +102,11 @@ def test_cli_adhoc_json(capsys):
         ]
     )
     assert rc == 0
-    rows = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1  # one JSON document on one line
+    doc = json.loads(out)
+    assert doc["out"] is None and doc["seed"] == 1
+    rows = doc["cells"]
     assert [r["policy"] for r in rows] == ["cascade-klucb", "cascade-ts"]
     for r in rows:
         assert r["order"] == "worst-first" and r["runs"] == 3 and r["horizon"] == 400
@@ -136,7 +141,7 @@ def test_cli_blb_dbn_and_experiment(capsys, tmp_path):
         ]
     )
     assert rc == 0
-    (row,) = json.loads(capsys.readouterr().out)
+    (row,) = json.loads(capsys.readouterr().out)["cells"]
     assert row["model"] == "dbn" and row["nu"] == 0.7 and row["L"] == 8 and row["p"] == 0.3
     args = [
         "simulate",
@@ -151,6 +156,7 @@ def test_cli_blb_dbn_and_experiment(capsys, tmp_path):
     ]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
+    assert first["out"] == str(tmp_path.absolute()) and len(first["cells"]) == 2
     assert main(args) == 0  # resumes: loads, no error, same numbers
     assert json.loads(capsys.readouterr().out) == first
 
@@ -161,31 +167,69 @@ def test_cli_blb_dbn_and_experiment(capsys, tmp_path):
         (["--weights", "0.2,1.5", "--K", "1"], "weights must lie in [0, 1]"),
         (["--weights", "0.2,0.1", "--K", "3"], "K must satisfy"),
         (["--weights", "0.2,0.1", "--K", "1", "--policy", "greedy"], "unknown policy"),
-        (["--weights", "0.2,x", "--K", "1"], "comma-separated numbers"),
-        (["--K", "1"], "needs --weights"),
+        (["--weights", "0.2,x", "--K", "1"], "argument --weights: must be a finite number"),
+        (["--weights", "0.2,0.1"], "--weights needs --K"),
+        ([], "give --experiment NAME"),
+        (["--policy", "zzz"], "unknown policy 'zzz'"),
         (["--weights", "0.2,0.1", "--L", "4", "--K", "1"], "either --weights or"),
-        (["--experiment", "table1", "--K", "2"], "does not take"),
+        (["--experiment", "table1", "--K", "2"], "does not take --K"),
+        (["--experiment", "table1", "--model", "dbn", "--c", "0"], "does not take --model --c"),
         (["--experiment", "tableX"], "unknown experiment"),
-        (["--weights", "0.2,0.1", "--K", "1", "--horizon", "0"], "horizon"),
+        (["--weights", "0.2,0.1", "--K", "1", "--horizon", "0"], "argument --horizon"),
         (["--weights", "0.2,0.1", "--K", "1", "--nu", "0.5"], "dbn only"),
-        (["--weights", "0.2,0.1", "--K", "1", "--seed", "-1"], "seed"),
+        (["--weights", "0.2,0.1", "--K", "1", "--seed", "-1"], "argument --seed"),
+        (["--K", "2", "--horizon", "1e300"], "argument --horizon: must be an integer"),
+        (["--K", "2", "--horizon", "1e12"], "would take about"),
+        (["--K", "2", "--runs", "1000000000"], "would need about"),
+        (["--L", "100000000"], "would need about"),
+        (["--K", "2", "--c", "1e300"], "--c 1e+300 makes every KL-UCB index 1"),
+        (["--K", "2", "--policy", "cascade-ucb1", "--c", "1"], "--c applies to the KL-UCB"),
+        (["--K", "2", "--workers", "1000"], "--workers must be <="),
+        (["--K", "2", "--workers", "1", "--scheduler", "x:1"], "--workers is for local"),
+        (["--K", "2", "--out", "x"], "--out: for --experiment only"),
+        (["--experiment", "table1", "--out", ""], "--out must name a directory"),
+        (["--experiment", "table1", "--out", "/proc/nope"], "/proc/nope is not a writable"),
     ],
 )
-def test_cli_errors_are_one_line_exit_2(argv, msg, capsys):
+def test_cli_errors_are_one_line_exit_2(argv, msg, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     assert main(["simulate", *argv]) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("cascading simulate: error: ")
+    assert list(tmp_path.iterdir()) == []  # nothing written (an empty --out is not the cwd)
+
+
+def test_b_lb_defaults_and_absolute_out(capsys, tmp_path, monkeypatch):
+    assert main(["simulate", "--L", "8", "--runs", "2", "--horizon", "300", "--json"]) == 0
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    assert [(c["L"], c["K"], c["p"], c["delta"]) for c in cells] == [(8, 2, 0.2, 0.15)] * 2
+    monkeypatch.chdir(tmp_path)
+    argv = ["simulate", "--experiment", "dbn", "--testing", "--out", "rel", "--workers", "1"]
+    assert main([*argv, "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert f"stored under {tmp_path / 'rel'}/" in err and (tmp_path / "rel" / "dbn").is_dir()
+
+
+def test_progress_off_a_terminal_is_plain_lines(capsys, tmp_path):
+    argv = ["simulate", "--experiment", "table1", "--testing", "--out", str(tmp_path)]
+    assert main([*argv, "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err and "table1: 0/2 cells stored" in err and "table1: 2/2 cells" in err
 
 
 def test_results_of_another_engine_version_are_not_resumed(tmp_path):
     run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
     js = next((tmp_path / "table1").glob("*.json"))
     doc = json.loads(js.read_text())
-    doc["provenance"]["engine_version"] = -1
+    doc["provenance"]["engine_version"] = ENGINE_VERSION - 1
     js.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="engine version"):
         run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
     again = run_experiment(
         "table1", tmp_path, testing=True, workers=1, progress=False, overwrite=True
     )
-    assert all(r.provenance["engine_version"] >= 0 for r in again)
+    # the replaced cells carry this engine's version, in memory and on disk
+    assert [r.provenance["engine_version"] for r in again] == [ENGINE_VERSION] * len(again)
+    on_disk = [json.loads(p.read_text()) for p in (tmp_path / "table1").glob("*.json")]
+    assert [d["provenance"]["engine_version"] for d in on_disk] == [ENGINE_VERSION] * len(again)

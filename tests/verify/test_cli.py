@@ -38,7 +38,9 @@ def test_json(capsys):
             "7",
         ]
     )
-    data = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1  # one JSON document on one line
+    data = json.loads(out)
     assert rc == 0 and data["failed"] == [] and data["seed"] == 7
     ids = [v["claim_id"] for v in data["verdicts"]]
     assert ids == ["ucb1_peeling", "lower.example"]
@@ -69,7 +71,25 @@ def test_unknown_claim_exit_2(capsys):
 
 def test_bad_examples_exit_2(capsys):
     assert main(["verify", "--examples", "0", "--claim", "lemma2"]) == 2
-    assert "examples" in capsys.readouterr().err
+    assert "argument --examples" in capsys.readouterr().err
+    # a resource guard, not a run until killed
+    assert main(["verify", "--examples", "100000000"]) == 2
+    err = capsys.readouterr().err
+    assert "--examples 100000000 would take about" in err and "--force" in err
+    assert main(["verify", "--list", "--examples", "3"]) == 2
+    assert "does not take --examples" in capsys.readouterr().err
+
+
+def test_one_claim_is_singular(capsys):
+    assert main(["verify", "--claim", "lemma2.monotone", "--examples", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1 claim: 1 holds, 0 undecided, 0 fail " in out and "1 example)" in out
+
+
+def test_list_json(capsys):
+    assert main(["verify", "--list", "--json"]) == 0
+    claims = json.loads(capsys.readouterr().out)["claims"]
+    assert {"theorem1.upper", "lemma2.k2"} <= {c["id"] for c in claims}
 
 
 def test_list(capsys):
