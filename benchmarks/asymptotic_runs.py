@@ -26,7 +26,6 @@ import numpy as np
 
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.experiments import b_lb_cell
-from cascading_bandits.simulate.policies import order_code, policy_code
 from cascading_bandits.simulate.runner import as_seed_sequence
 from cascading_bandits.simulate.rng import policy_keys, users_keys
 
@@ -81,10 +80,9 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             regret, counts = simulate_runs(
                 cell.click_model(),
-                policy_code(cell.policy),
-                order_code(cell.order, cell.policy),
+                cell.policy,
+                cell.order,
                 n,
-                cell.c,
                 uk,
                 pk,
                 cp,

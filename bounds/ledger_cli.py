@@ -3,8 +3,8 @@
 Examples::
 
     cascading ledger                                   # B_LB(16, 2, 0.2, 0.15), n = 1e5
-    cascading ledger --L 16 --K 2 --p 0.2 --delta 0.15 --n 100000
-    cascading ledger --weights 0.5,0.3,0.2,0.1 --K 2 --n 1e6 --json
+    cascading ledger --L 16 --K 2 --p 0.2 --delta 0.15 --horizon 100000
+    cascading ledger --weights 0.5,0.3,0.2,0.1 --K 2 --horizon 1e6 --json
 
 Rows are grouped upper / lower, gap-dependent / gap-free, each with its source
 (:func:`bounds.later.ledger`). ``constant`` rows are bounds with their constants;
@@ -16,22 +16,34 @@ from __future__ import annotations
 
 import json
 
+from cascading_bandits.reports.cli import add_force, integer, number_list, real
+
 __all__ = ["HELP", "add_arguments", "run", "format_ledger"]
 
 HELP = "Print every applicable regret bound (the paper's and later ones) for an instance."
 
 
 def add_arguments(parser) -> None:
-    g = parser.add_argument_group("instance (default: the paper's B_LB(16, 2, 0.2, 0.15))")
-    g.add_argument("--weights", help="attraction probabilities, comma-separated (needs --K)")
-    g.add_argument("--L", type=str, help="number of items of B_LB(L, K, p, delta)")
-    g.add_argument("--K", type=str, help="number of recommended items")
-    g.add_argument("--p", type=str, help="attraction probability of the optimal items of B_LB")
-    g.add_argument("--delta", type=str, help="gap of B_LB, 0 < delta < p")
-    parser.add_argument("--n", type=str, default="100000", help="horizon (default 1e5)")
+    g = parser.add_argument_group(
+        "instance (default: the paper's B_LB(16, 2, 0.2, 0.15); any of --L --K --p --delta "
+        "changes only that parameter)"
+    )
+    g.add_argument(
+        "--weights",
+        type=number_list("--weights"),
+        help="attraction probabilities, comma-separated (needs --K)",
+    )
+    g.add_argument("--L", type=integer("--L"), help="number of items of B_LB (default 16)")
+    g.add_argument("--K", type=integer("--K"), help="number of recommended items (default 2)")
+    g.add_argument("--p", type=real("--p"), help="attraction of the optimal items of B_LB (0.2)")
+    g.add_argument("--delta", type=real("--delta"), help="gap of B_LB, 0 < delta < p (0.15)")
+    parser.add_argument(
+        "--horizon", type=integer("--horizon", 2), default=100_000, help="n (default 1e5)"
+    )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of a table"
     )
+    add_force(parser)
 
 
 _GROUPS = (
@@ -68,12 +80,11 @@ def format_ledger(rows, head: str, n: int) -> str:
 
 
 def run(args) -> int:
-    from cascading_bandits.bounds import _validate as V
-    from cascading_bandits.bounds.cli import _instance, _number
+    from cascading_bandits.bounds.cli import _instance
     from cascading_bandits.bounds.later import ledger
 
     inst, blb = _instance(args)
-    n = V.positive_int("n", _number("n", args.n))
+    n = args.horizon
     rows = ledger(inst, n)
     if blb is not None:
         head = f"B_LB(L={blb['L']}, K={blb['K']}, p={blb['p']:g}, delta={blb['delta']:g})"

@@ -19,6 +19,8 @@ import json
 import math
 import sys
 
+from cascading_bandits.reports.cli import number_list
+
 HELP = "profile the proof of Theorem 2 or 3 on simulated runs: where each bound loses its slack"
 
 
@@ -26,7 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
     a = p.add_argument_group("instance")
-    a.add_argument("--weights", help="attraction probabilities, comma-separated")
+    a.add_argument(
+        "--weights", type=number_list("--weights"), help="attraction probabilities, comma-separated"
+    )
     a.add_argument("--L", type=int, help="B_LB(L, K, p, delta): number of items")
     a.add_argument("--p", type=float, help="B_LB: attraction of the K optimal items")
     a.add_argument("--delta", type=float, help="B_LB: gap")
@@ -34,14 +38,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--policy", default="cascade-klucb", help="cascade-klucb (default) or cascade-ucb1"
     )
-    a.add_argument("--order", default="best-first", help="best-first (default) or worst-first")
+    a.add_argument(
+        "--order",
+        choices=("best-first", "worst-first"),
+        default="best-first",
+        help="best-first (default) or worst-first",
+    )
     s = p.add_argument_group("runs and proof")
     s.add_argument("--runs", type=int, default=20, help="independent runs (default 20)")
     s.add_argument("--horizon", type=float, default=1e5, help="steps n (default 1e5)")
     s.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     s.add_argument("--eps", type=float, default=None, help="Theorem 3's eps (default: optimal)")
     s.add_argument(
-        "--form", default="paper", help="Theorem 3's constant C: paper (default) or proof"
+        "--form",
+        choices=("paper", "proof"),
+        default="paper",
+        help="Theorem 3's constant C: paper (default) or proof",
     )
     s.add_argument("--threads", type=int, default=None, help="numba threads (default numba's)")
     o = p.add_argument_group("output")
@@ -79,7 +91,7 @@ def _cell(args):
     n = _horizon(args.horizon)
     cid = f"{args.policy}-{args.order}"
     if args.weights is not None:
-        w = tuple(_floats("weights", args.weights))
+        w = tuple(args.weights)
         return Cell("profile", cid, "cascade", w, args.K, args.policy, args.order, n, args.runs)
     return b_lb_cell(
         "profile", args.L, args.K, args.p, args.delta, args.policy, args.order,

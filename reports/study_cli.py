@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from cascading_bandits.reports.cli import number_list
+
 HELP = (
     "simulate policies on your own instance and plot regret against every bound that "
     "applies (Theorems 2-4)"
@@ -38,12 +40,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
     i = p.add_argument_group("instance")
-    i.add_argument("--weights", help="attraction probabilities, comma-separated (rho for dbn)")
+    i.add_argument(
+        "--weights",
+        type=number_list("--weights"),
+        help="attraction probabilities, comma-separated (rho for dbn)",
+    )
     i.add_argument("--L", type=int, help="B_LB(L, K, p, delta) instead of --weights: items")
     i.add_argument("--p", type=float, help="B_LB: attraction of the K optimal items")
     i.add_argument("--delta", type=float, help="B_LB: gap")
     i.add_argument("--K", type=int, help="number of recommended items (required)")
-    i.add_argument("--model", default="cascade", help="cascade (default) or dbn")
+    i.add_argument(
+        "--model", choices=("cascade", "dbn"), default="cascade", help="cascade (default) or dbn"
+    )
     i.add_argument("--nu", type=float, default=None, help="DBN satisfaction (default 1)")
     i.add_argument("--gamma", type=float, default=None, help="DBN persistence (default 1)")
     a = p.add_argument_group("policies and scale")
@@ -52,7 +60,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="cascade-ucb1,cascade-klucb",
         help="comma-separated policy specs (default: cascade-ucb1,cascade-klucb)",
     )
-    a.add_argument("--order", default="best-first", help="best-first (default) or worst-first")
+    a.add_argument(
+        "--order",
+        choices=("best-first", "worst-first"),
+        default="best-first",
+        help="best-first (default) or worst-first",
+    )
     a.add_argument("--runs", type=int, default=20, help="independent runs per policy (default 20)")
     a.add_argument("--horizon", type=float, default=100_000, help="steps n (default 1e5)")
     a.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
@@ -94,7 +107,7 @@ def _weights(args):
     if args.weights is not None and any(x is not None for x in blb):
         raise ValueError("give either --weights or --L/--p/--delta, not both")
     if args.weights is not None:
-        return _floats("weights", args.weights), None
+        return list(args.weights), None
     if any(x is None for x in blb):
         raise ValueError("give --weights, or all of --L, --p and --delta (B_LB)")
     from cascading_bandits.bounds.instance import b_lb

@@ -22,6 +22,8 @@ import argparse
 import json
 import math
 
+from cascading_bandits.reports.cli import integer_list
+
 HELP = "search instances for the largest regret ratio of two policies or regret/bound of one"
 
 
@@ -30,6 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = __doc__.split("\n", 2)[2]
     p.add_argument(
         "--objective",
+        choices=("ratio", "bound", "regret"),
         default="ratio",
         help="ratio (A's regret / B's), bound (A's regret / its bound) or regret (A's regret)",
     )
@@ -39,16 +42,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="A,B for ratio (default cascade-ucb1,cascade-klucb); A for regret; A for bound "
         "(cascade-ucb1 or cascade-klucb)",
     )
-    p.add_argument("--K", default="2", help="list length, or a comma-separated list of them")
+    p.add_argument(
+        "--K",
+        type=integer_list("--K"),
+        default=[2],
+        help="list length, or a comma-separated list of them",
+    )
     p.add_argument("--L", type=int, default=None, help="number of items (default 4K)")
     p.add_argument("--L-per-K", type=int, default=None, help="L = this times K (default 4)")
-    p.add_argument("--family", default="free", help="free (one weight per item) or two-level")
+    p.add_argument(
+        "--family",
+        choices=("free", "two-level"),
+        default="free",
+        help="free (one weight per item) or two-level",
+    )
     p.add_argument("--w-min", type=float, default=0.0, help="smallest weight (default 0)")
     p.add_argument("--w-max", type=float, default=1.0, help="largest weight (default 1)")
-    p.add_argument("--order", default="best-first", help="best-first (default) or worst-first")
+    p.add_argument(
+        "--order",
+        choices=("best-first", "worst-first"),
+        default="best-first",
+        help="best-first (default) or worst-first",
+    )
     p.add_argument(
         "--horizon",
-        default="1e4",
+        type=integer_list("--horizon"),
+        default=[10_000],
         help="steps per candidate (1e4); for regret, a comma-separated list of horizons",
     )
     p.add_argument("--runs", type=int, default=4, help="runs per candidate (default 4)")
@@ -119,20 +138,13 @@ def _write(d, doc, fig):
 def run(args) -> int:
     from cascading_bandits.simulate.search import factor_against_K, search, worst_regret_curve
 
-    try:
-        Ks = [int(k) for k in args.K.split(",") if k.strip()]
-    except ValueError:
-        raise ValueError(
-            f"--K must be an integer or comma-separated integers, got {args.K!r}"
-        ) from None
-    if not Ks:
-        raise ValueError("--K must name at least one list length")
+    Ks = list(args.K)
     if args.policy is None:
         pols = ["cascade-ucb1", "cascade-klucb"] if args.objective != "bound" else []
     else:
         pols = [x.strip() for x in args.policy.split(",") if x.strip()]
     out = _outputs(args.out)
-    hs = _horizons(args.horizon)
+    hs = list(args.horizon)
     if len(hs) > 1 and args.objective != "regret":
         raise ValueError("several --horizon values are for --objective regret")
     kw = dict(

@@ -74,6 +74,12 @@ def test_registry_is_covered():
         ("report", "--results"),
         ("report", "--scheduler"),
         ("bench", "--policy"),
+        ("study", "--policy"),
+        ("study", "--out"),
+        ("search", "--policy"),
+        ("search", "--out"),
+        ("profile", "--policy"),
+        ("profile", "--out"),
     }, untyped
 
 
@@ -187,8 +193,10 @@ _TEXT = st.text(
 
 def _semantic_cases():
     from cascading_bandits.simulate.experiments import EXPERIMENTS
-    from cascading_bandits.simulate.policies import POLICIES
+    from cascading_bandits.simulate.policies import policy_names
     from cascading_bandits.verify import all_claims
+
+    POLICIES = tuple(policy_names())
 
     quick = ["--runs", "1", "--horizon", "10"]
     big = st.floats(min_value=1.0, max_value=1e300, exclude_min=True).map(repr)

@@ -49,6 +49,8 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx = st[0]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         lg = math.log(float(t))
@@ -57,7 +59,10 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
             u = w + (math.sqrt(a * (w * (1.0 - w)) * lg / N[e]) + b * lg / N[e])
             idx[e] = u if u < 1.0 else 1.0
         select_top(idx, K, st[1], st[2])
-        cum, j, _, _ = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+        cum, j, _, _ = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
     finish(N, counts_out)
 
 

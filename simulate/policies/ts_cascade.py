@@ -60,6 +60,8 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     N = np.zeros(L, np.int64)  # observations (no w_0)
     st = step_buffers(L, K)
     idx = st[0]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         z = shared_normal(pkey, t, L)
@@ -70,7 +72,10 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
             sigma = max(math.sqrt(w * (1.0 - w) * lg / (N[e] + 1.0)), r)
             idx[e] = w + z * sigma
         select_top(idx, K, st[1], st[2])
-        cum, j, _, _ = play(env, t, st, S, N, ukey, trace, cum, j, regret_out)
+        cum, j, _, _ = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
     for e in range(L):
         counts_out[e] = N[e] + 1  # the registry's T_n = 1 + observations in steps 1..n
 

@@ -331,7 +331,7 @@ def test_cli_json_and_table(capsys):
     res = json.loads(out.out)
     assert res["n"] == 100000 and res["instance"]["p"] == 0.2
     assert res["rows"] == json.loads(json.dumps(later.ledger(PAPER, 10**5)))
-    code, out = _cli(capsys, "--weights", "0.5,0.3,0.2,0.1", "--K", "2", "--n", "1e4")
+    code, out = _cli(capsys, "--weights", "0.5,0.3,0.2,0.1", "--K", "2", "--horizon", "1e4")
     assert code == 0
     for title in ("Upper bounds, gap-dependent", "Lower bounds, gap-free", "source: [V22]"):
         assert title in out.out
@@ -342,9 +342,10 @@ def test_cli_json_and_table(capsys):
     [
         (["--weights", "0.5,x", "--K", "1"], "--weights"),
         (["--weights", "0.5,0.2", "--K", "3"], "K must"),
-        (["--n", "0"], "n must"),
-        (["--n", "nan"], "--n"),
-        (["--L", "16", "--K", "2"], "missing"),
+        (["--horizon", "0"], "--horizon"),
+        (["--horizon", "nan"], "--horizon"),
+        (["--n", "100"], "--n"),
+        (["--L", "4", "--K", "8"], "K"),
         (["--weights", "0.5,1.2", "--K", "1"], "weights must"),
     ],
 )
