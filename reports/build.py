@@ -248,23 +248,35 @@ _CODE_PACKAGES = ("bounds", "verify", "simulate", "reports")
 
 
 @cache
-def code_version(*packages: str) -> str:
-    """SHA-256 over the Python source of ``cascading_bandits.<package>`` for each package
-    (relative path and bytes of every ``.py`` file), and the versions of the numerical
-    libraries: any edit of the code a cached value came from invalidates it, committed or not.
+def code_version(*modules: str) -> str:
+    """SHA-256 over the Python source of ``cascading_bandits.<module>`` for each module: a
+    package (``"bounds"``: relative path and bytes of every ``.py`` file in it) or one module
+    (``"reports.tables"``), and the versions of the numerical libraries. Any edit of the code
+    a cached value came from invalidates it, committed or not.
     """
     import importlib.util
     from importlib import metadata
 
     h = hashlib.sha256()
-    for pkg in packages:
-        if pkg not in _CODE_PACKAGES:
-            raise ValueError(f"package must be one of {', '.join(_CODE_PACKAGES)}, got {pkg!r}")
-        spec = importlib.util.find_spec(f"cascading_bandits.{pkg}")
-        for root in spec.submodule_search_locations or ():
-            for f in sorted(Path(root).rglob("*.py")):
-                h.update(f"{pkg}/{f.relative_to(root).as_posix()}\0".encode())
-                h.update(f.read_bytes())
+    for mod in modules:
+        if mod.split(".")[0] not in _CODE_PACKAGES:
+            raise ValueError(
+                f"module must be in one of the packages {', '.join(_CODE_PACKAGES)}, got {mod!r}"
+            )
+        spec = importlib.util.find_spec(f"cascading_bandits.{mod}")
+        if spec is None:
+            raise ValueError(f"no module cascading_bandits.{mod}")
+        if spec.submodule_search_locations:
+            files = [
+                (root, f)
+                for root in spec.submodule_search_locations
+                for f in sorted(Path(root).rglob("*.py"))
+            ]
+        else:
+            files = [(Path(spec.origin).parent, Path(spec.origin))]
+        for root, f in files:
+            h.update(f"{mod}/{f.relative_to(root).as_posix()}\0".encode())
+            h.update(f.read_bytes())
     for dist in ("numpy", "scipy", "mpmath", "sympy", "numba"):
         try:
             h.update(f"{dist}={metadata.version(dist)}\0".encode())
@@ -403,9 +415,9 @@ class BoundMemo:
 
 
 def bounds_cache_key() -> dict:
-    """What the bound numbers depend on: the code of bounds and reports (the arguments of
-    each value are its key inside the cached dict)."""
-    return {"code": code_version("bounds", "reports")}
+    """What the bound numbers depend on: the code of bounds and of reports.tables (the
+    arguments of each value are its key inside the cached dict)."""
+    return {"code": code_version("bounds", "reports.tables")}
 
 
 def collect(

@@ -20,10 +20,9 @@ from contextlib import contextmanager
 
 import matplotlib as mpl
 import numpy as np
+from cascading_bandits.reports import tables as T
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator
-
-from cascading_bandits.reports import tables as T
 
 COLUMN, PAGE = 3.25, 6.75  # inches
 

@@ -318,9 +318,12 @@ def test_verify_is_cached_by_its_inputs(tmp_path, monkeypatch):
 
 def test_cache_key_follows_the_code(tmp_path, monkeypatch):
     key = B.verify_cache_key(B.Settings(out=tmp_path, runs=2, horizon=100))
-    assert len(key["code"]) == 64 and key["code"] != B.code_version("bounds", "reports")
-    with pytest.raises(ValueError, match="package"):
+    assert len(key["code"]) == 64 and key["code"] != B.code_version("bounds", "reports.tables")
+    assert B.code_version("reports.tables") != B.code_version("reports.build")
+    with pytest.raises(ValueError, match="packages"):
         B.code_version("nope")
+    with pytest.raises(ValueError, match="no module"):
+        B.code_version("reports.nope")
 
 
 def test_bounds_memo_serves_identical_numbers(tmp_path):
