@@ -97,9 +97,20 @@ def ratio_of_means(a, b, *, paired: bool = False) -> tuple[float, float]:
         cov = np.cov(a, b, ddof=1)
         var = (cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1]) / (a.size * mb * mb)
         return r, float(math.sqrt(max(var, 0.0)))
-    if math.isnan(sa) or math.isnan(sb):
-        return r, math.nan
-    return r, float(math.hypot(sa, r * sb) / abs(mb))
+    return r, ratio_se(ma, sa, mb, sb)
+
+
+def ratio_se(mean_a: float, se_a: float, mean_b: float, se_b: float) -> float:
+    """Delta-method standard error of ``mean_a / mean_b`` for independent means:
+    ``sqrt(se_a^2 + r^2 se_b^2) / |mean_b|`` with ``r = mean_a / mean_b`` (NaN if an error is
+    NaN)."""
+    if mean_b == 0:
+        raise ValueError("mean_b is zero; the ratio is undefined")
+    if se_a < 0 or se_b < 0:
+        raise ValueError(f"se_a and se_b must be >= 0, got {se_a!r}, {se_b!r}")
+    if math.isnan(se_a) or math.isnan(se_b):
+        return math.nan
+    return float(math.hypot(se_a, mean_a / mean_b * se_b) / abs(mean_b))
 
 
 # ---------------------------------------------------------------------------
@@ -519,14 +530,16 @@ class OrderRow:
     ratio: float
     ratio_se: float
     paper_ratio: float
+    paper_ratio_se: float
 
 
 def order_rows(results) -> list[OrderRow]:
     """Table 2 / Table 1 cell by cell (worst-first regret over best-first regret).
 
-    The two orders are separate experiments, so the ratio's error treats them as independent.
+    The two orders are separate experiments, so the ratio's error treats them as independent;
+    so does the paper's ratio's (from its two published standard errors, :func:`ratio_se`).
     """
-    paper_best = {(c.L, c.K, c.delta, c.policy): c.mean for c in paper_table("table1")}
+    paper_best = {(c.L, c.K, c.delta, c.policy): c for c in paper_table("table1")}
     out = []
     for c in paper_table("table2"):
         rb = select_one(
@@ -552,6 +565,7 @@ def order_rows(results) -> list[OrderRow]:
         bm, bs = mean_se(final_regret(rb))
         wm, ws = mean_se(final_regret(rw))
         ratio, se = ratio_of_means(final_regret(rw), final_regret(rb))
+        pb = paper_best[(c.L, c.K, c.delta, c.policy)]
         out.append(
             OrderRow(
                 c.L,
@@ -564,7 +578,8 @@ def order_rows(results) -> list[OrderRow]:
                 ws,
                 ratio,
                 se,
-                c.mean / paper_best[(c.L, c.K, c.delta, c.policy)],
+                c.mean / pb.mean,
+                ratio_se(c.mean, c.se, pb.mean, pb.se),
             )
         )
     return out
