@@ -149,6 +149,8 @@ def _save_figure(fig, out: Path, stem: str) -> list[str]:
         path = out / "figures" / f"{stem}.{ext}"
         _atomic_write(path, lambda tmp, ext=ext: fig.savefig(tmp, format=ext, dpi=F.DPI))
         paths.append(str(path.relative_to(out)))
+        # the layout (in inches) is the same for both formats: solve it once, not per save
+        fig.set_layout_engine("none")
     return paths
 
 

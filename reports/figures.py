@@ -227,7 +227,7 @@ def figure1(results, rows=None, *, axes=None, ranked=("ranked-klucb",)):
                     # between the curves: ranked ends near the top, cascade near the bottom
                     ax.text(
                         0.97,
-                        0.42,
+                        0.47,
                         text,
                         transform=ax.transAxes,
                         ha="right",
