@@ -68,7 +68,7 @@ class Settings:
     timings: dict = field(default_factory=dict)
     #: experiment -> (cells found stored before this run, cells), filled by run_experiments
     reused: dict = field(default_factory=dict)
-    #: "tables" / "verify" -> True when read from the results directory's cache
+    #: "tables" / "verify" / "figures" -> True when read from the results directory's cache
     cached: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -340,6 +340,21 @@ def run_verify(s: Settings) -> dict:
     The answer is cached in ``s.results`` under :func:`verify_cache_key`, and reused when the
     key matches (``s.cached["verify"]`` tells which happened).
     """
+    t0 = time.perf_counter()
+    import importlib.util
+
+    if importlib.util.find_spec("cascading_bandits.verify") is not None:
+        # before importing verify (seconds: it loads every claim module)
+        key = verify_cache_key(s)
+        hit = cache_load(s.results, "verify", key)
+        if (
+            isinstance(hit, dict)
+            and isinstance(hit.get("verdicts"), list)
+            and isinstance(hit.get("caveats"), list)
+        ):
+            s.cached["verify"] = True
+            s.timings["verify"] = time.perf_counter() - t0
+            return {"available": True, **hit}
     try:
         from cascading_bandits import verify
 
@@ -349,17 +364,7 @@ def run_verify(s: Settings) -> dict:
             "available": False,
             "reason": f"verify.run_all / verify.caveats not available ({exc})",
         }
-    t0 = time.perf_counter()
     key = verify_cache_key(s)
-    hit = cache_load(s.results, "verify", key)
-    if (
-        isinstance(hit, dict)
-        and isinstance(hit.get("verdicts"), list)
-        and isinstance(hit.get("caveats"), list)
-    ):
-        s.cached["verify"] = True
-        s.timings["verify"] = time.perf_counter() - t0
-        return {"available": True, **hit}
     verdicts = run_all(examples=s.verify_examples, seed=s.seed, budget=key["budget"])
     cav = caveats()
     value = {
@@ -1069,7 +1074,7 @@ def _timing_line(ctx: Context) -> str:
         )
     else:
         simtxt = f"simulation {sim:.1f} s"
-    cached = [k for k in ("tables", "verify") if s.cached.get(k)]
+    cached = [k for k in ("tables", "verify", "figures") if s.cached.get(k)]
     parts = [simtxt]
     for k in ("tables", "verify", "figures", "total"):
         if k in tm:
@@ -1348,6 +1353,68 @@ def draw_figures(data: dict) -> dict:
     return figs
 
 
+def figures_cache_key(data: dict) -> dict:
+    """What the figures depend on: the code of reports.figures and reports.tables, the
+    matplotlib version, and a SHA-256 of every number drawn (each result's parameters,
+    checkpoints and regret, the bound curves and the rows of the figure tables)."""
+    import matplotlib
+
+    h = hashlib.sha256()
+    for r in data["all"]:
+        h.update(json.dumps(r.params, sort_keys=True, default=_json_default).encode())
+        for a in (r.checkpoints, r.regret):
+            a = np.ascontiguousarray(a)
+            h.update(f"{a.dtype.str}{a.shape}".encode())
+            h.update(a.tobytes())
+    for (L, K, d), c in sorted(data["curves"].items()):
+        h.update(f"{L} {K} {d!r}".encode())
+        for k in sorted(c):
+            n, v = c[k]
+            h.update(k.encode() + np.asarray(n, np.int64).tobytes())
+            h.update(np.asarray(v, np.float64).tobytes())
+    for name in ("dbn", "scaling", "order", "bounds"):
+        h.update(json.dumps(T.as_dicts(data[name]), default=_json_default).encode())
+    return {
+        "code": code_version("reports.figures", "reports.tables"),
+        "matplotlib": matplotlib.__version__,
+        "data": h.hexdigest(),
+    }
+
+
+def write_figures(s: Settings, data: dict) -> dict:
+    """Draw the figures into ``s.out/figures`` (stem -> written paths), or copy them from the
+    results directory's cache when they were drawn from the same numbers by the same code
+    (``s.cached["figures"]`` tells which happened)."""
+    key = figures_cache_key(data)
+    folder = _cache_path(s.results, "figures", key).with_suffix("")
+    hit = cache_load(s.results, "figures", key)
+    if isinstance(hit, dict) and all(
+        isinstance(v, list) and all((folder / Path(p).name).is_file() for p in v)
+        for v in hit.values()
+    ):
+        written = {}
+        for stem, paths in hit.items():
+            for rel in paths:
+                blob = (folder / Path(rel).name).read_bytes()
+                _atomic_write(s.out / rel, lambda tmp, b=blob: Path(tmp).write_bytes(b))
+            written[stem] = list(paths)
+        s.cached["figures"] = True
+        return written
+    figs = draw_figures(data)
+    s.out.mkdir(parents=True, exist_ok=True)
+    written = {stem: _save_figure(fig, s.out, stem) for stem, fig in figs.items()}
+    s.cached["figures"] = False
+    try:
+        for paths in written.values():
+            for rel in paths:
+                blob = (s.out / rel).read_bytes()
+                _atomic_write(folder / Path(rel).name, lambda tmp, b=blob: Path(tmp).write_bytes(b))
+    except OSError:
+        return written
+    cache_store(s.results, "figures", key, written)
+    return written
+
+
 def build_report(
     out,
     *,
@@ -1416,9 +1483,8 @@ def build_report(
     s.timings["tables"] = time.perf_counter() - t1
     verify_data = run_verify(s)
     t1 = time.perf_counter()
-    figs = draw_figures(data)
     s.out.mkdir(parents=True, exist_ok=True)
-    written = {stem: _save_figure(fig, s.out, stem) for stem, fig in figs.items()}
+    written = write_figures(s, data)
     s.timings["figures"] = time.perf_counter() - t1
     s.timings["total"] = time.perf_counter() - t0
     ctx = Context(s, data, verify_data, written)

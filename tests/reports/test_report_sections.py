@@ -405,3 +405,47 @@ def test_a_section_is_one_entry(tmp_path):
         {"paper": "X 2020", "bound": 3.5}
     ]
     assert "ledger" in B.table_names(sections) and "ledger" not in B.table_names()
+
+
+def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch):
+    horizon = 500
+
+    def fakes(shift):
+        return {
+            "table1": table_results("table1", shift=lambda c: shift, horizon=horizon),
+            "dbn": dbn_results(ratio=2.8, horizon=horizon),
+        }
+
+    current = {"res": fakes(0.0)}
+    monkeypatch.setattr(B, "run_experiments", lambda s: current["res"])
+    monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "t"})
+    results = tmp_path / "results"
+
+    def build(name):
+        B.build_report(
+            tmp_path / name,
+            results_dir=results,
+            runs=2,
+            horizon=horizon,
+            progress=False,
+            curve_points=3,
+        )
+        return json.loads((tmp_path / name / "report.json").read_text())
+
+    js = build("a")
+    assert js["cached"]["figures"] is False and "figure1" in js["figures"]
+    drawn = []
+    real = B.draw_figures
+    monkeypatch.setattr(B, "draw_figures", lambda data: drawn.append(1) or real(data))
+    js = build("b")
+    assert drawn == [] and js["cached"]["figures"] is True
+    for paths in js["figures"].values():
+        for rel in paths:
+            assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
+    current["res"] = fakes(7.0)  # other numbers: drawn again
+    assert build("c")["cached"]["figures"] is False and drawn == [1]
+    # a cached file gone: drawn again, not a broken report
+    for f in (results / B.CACHE_DIR).glob("figures-*/figure1.png"):
+        f.unlink()
+    assert build("d")["cached"]["figures"] is False and drawn == [1, 1]
+    assert (tmp_path / "d" / "figures" / "figure1.png").read_bytes()[:4] == b"\x89PNG"
