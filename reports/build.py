@@ -824,6 +824,20 @@ def _policies_table(ctx: Context) -> T.Table | None:
     )
 
 
+def _policies_json(ctx: Context) -> list:
+    """The CascadeTS table's numbers: one dict per configuration and policy."""
+    t = ctx.table("policies", _policies_table)
+    if t is None:
+        return []
+    out = []
+    for row in t.rows:
+        L, K, d = int(row[0]), int(row[1]), float(row[2])
+        for pol, cell in zip(("cascade-ucb1", "cascade-klucb", "cascade-ts"), row[3:], strict=True):
+            mean, se = (cell.mean, cell.se) if isinstance(cell, T.PM) else (None, None)
+            out.append({"L": L, "K": K, "delta": d, "policy": pol, "mean": mean, "se": se})
+    return out
+
+
 def _policies_md(ctx: Context) -> str:
     if "policies" not in ctx.figures:
         return ""
@@ -1243,7 +1257,7 @@ SECTIONS = [
     Section("scaling", _scaling_md, (("scaling", _scaling_table),)),
     Section("order", _order_md, (("order", _order_table),)),
     Section("figure1", _dbn_md, (("figure1", _dbn_table),)),
-    Section("policies", _policies_md, (("policies", _policies_table),)),
+    Section("policies", _policies_md, (("policies", _policies_table),), _policies_json),
     Section("verification", _verify_md, (("verify", _verify_table),)),
     Section("caveats", _caveats_md),
 ]
@@ -1494,9 +1508,12 @@ def build_report(
     def write_text(text):
         return lambda tmp: Path(tmp).write_text(text, encoding="utf-8")
 
+    exported = {}
     for name, table in export_tables(ctx).items():
         _atomic_write(s.out / "tables" / f"{name}.csv", write_text(table.csv()))
         _atomic_write(s.out / "tables" / f"{name}.tex", write_text(table.latex()))
+        exported[name] = [f"tables/{name}.csv", f"tables/{name}.tex"]
+    js["tables"] = exported
     _atomic_write(
         s.out / "report.json",
         write_text(json.dumps(js, indent=1, allow_nan=False, default=_json_default) + "\n"),
