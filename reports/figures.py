@@ -4,7 +4,11 @@ Object-oriented matplotlib only (figures are made with ``matplotlib.figure.Figur
 never through pyplot). Conventions (docs/design.md, "Results and figures"):
 
 * empirical curves are the mean over runs with a 95% normal band, ``mean +- 1.96 se``;
-* bounds are dashed;
+* upper bounds are dashed, the lower bound (Theorem 4) dash-dotted, so they differ without
+  colour;
+* panels that are compared share their y-axis; legends sit outside the axes;
+* the paper's values, where drawn, carry its standard errors as 95% error bars;
+* PNGs are written at ``DPI`` (300) dots per inch;
 * colours are the Okabe-Ito colourblind-safe palette, one fixed colour per policy;
 * sizes are for a two-column paper: ``COLUMN`` = 3.25 in for one panel, ``PAGE`` = 6.75 in for
   grids, with 7-8 pt text.
@@ -20,10 +24,9 @@ from contextlib import contextmanager
 
 import matplotlib as mpl
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator
-
 from cascading_bandits.reports import tables as T
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 
 COLUMN, PAGE = 3.25, 6.75  # inches
 
@@ -48,12 +51,15 @@ POLICY_STYLE = {
     "ranked-klucb-rba": (OKABE_ITO["purple"], "-.", "RankedKL-UCB (RBA reward)"),
 }
 
-#: colour and label per bound; every bound is drawn dashed
+#: colour, line style and label per bound: upper bounds dashed, the lower bound dash-dotted
 BOUND_STYLE = {
-    "theorem2": (OKABE_ITO["vermillion"], "Thm 2 (UCB1 upper)"),
-    "theorem3": (OKABE_ITO["blue"], "Thm 3 (KL-UCB upper)"),
-    "theorem4": (OKABE_ITO["black"], "Thm 4 (lower, asympt.)"),
+    "theorem2": (OKABE_ITO["vermillion"], "--", "Thm 2 (UCB1 upper)"),
+    "theorem3": (OKABE_ITO["blue"], "--", "Thm 3 (KL-UCB upper)"),
+    "theorem4": (OKABE_ITO["black"], "-.", "Thm 4 (lower, asympt.)"),
 }
+
+#: resolution of the PNGs (the PDFs are vector)
+DPI = 300
 
 STYLE = {
     "font.size": 7.5,
@@ -69,7 +75,7 @@ STYLE = {
     "axes.grid": True,
     "grid.alpha": 0.25,
     "grid.linewidth": 0.5,
-    "savefig.dpi": 200,
+    "savefig.dpi": DPI,
     "pdf.fonttype": 42,
 }
 
@@ -102,7 +108,7 @@ def band(ax, t, mean, se, *, color, label=None, linestyle="-"):
     mean = np.asarray(mean, dtype=np.float64)
     ax.plot(t, mean, color=color, linestyle=linestyle, label=label)
     se = np.nan_to_num(np.asarray(se, dtype=np.float64))
-    ax.fill_between(t, mean - Z95 * se, mean + Z95 * se, color=color, alpha=0.2, linewidth=0)
+    ax.fill_between(t, mean - Z95 * se, mean + Z95 * se, color=color, alpha=0.3, linewidth=0)
 
 
 def _cascade_cells(results, order, L, K, delta):
@@ -115,12 +121,13 @@ def _cascade_cells(results, order, L, K, delta):
 
 
 def _bound_lines(ax, curves, keys=("theorem4", "theorem2", "theorem3")):
-    """Dashed bound curves; ``curves`` maps a key of BOUND_STYLE to ``(n (k,), value (k,))``."""
+    """Bound curves in their BOUND_STYLE; ``curves`` maps a key of BOUND_STYLE to
+    ``(n (k,), value (k,))``."""
     for key in keys:
         if key in curves:
             n, v = curves[key]
-            color, label = BOUND_STYLE[key]
-            ax.plot(n, v, color=color, linestyle="--", linewidth=0.9, label=label)
+            color, ls, label = BOUND_STYLE[key]
+            ax.plot(n, v, color=color, linestyle=ls, linewidth=1.0, label=label)
 
 
 def regret_curves(
@@ -190,7 +197,8 @@ def figure1(results, rows=None, *, axes=None, ranked=("ranked-klucb",)):
     policies = ["cascade-klucb", *ranked]
     with _style():
         if axes is None:
-            fig, axes = _figure(COLUMN, 3.0, 2, 2, sharex=True)
+            # one y-scale for the four settings: the panels are compared with each other
+            fig, axes = _figure(4.5, 3.4, 2, 2, sharex=True, sharey=True)
         else:
             axes = np.asarray(axes).reshape(2, 2)
             fig = axes[0, 0].figure
@@ -206,6 +214,7 @@ def figure1(results, rows=None, *, axes=None, ranked=("ranked-klucb",)):
                 ax.set_title(f"ν = {nu:g}, γ = {gamma:g}")
                 ax.set_xlabel("step n" if i == 1 else "")
                 ax.set_ylabel("regret" if j == 0 else "")
+                ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]))
                 ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
                 rs = ratios.get((float(nu), float(gamma)), [])
                 if rs:
@@ -218,14 +227,15 @@ def figure1(results, rows=None, *, axes=None, ranked=("ranked-klucb",)):
                     # between the curves: ranked ends near the top, cascade near the bottom
                     ax.text(
                         0.97,
-                        0.45,
+                        0.47,
                         text,
                         transform=ax.transAxes,
                         ha="right",
-                        va="bottom",
+                        va="center",
                         fontsize=6 if len(rs) == 1 else 5.5,
                     )
-                ax.set_ylim(bottom=0)
+        # once, after every panel is drawn: the shared scale then covers all four
+        axes[0, 0].set_ylim(bottom=0)
         handles, labels = axes[0, 0].get_legend_handles_labels()
         if handles:
             fig.legend(handles, labels, loc="outside upper center", ncol=min(len(handles), 2))
@@ -249,7 +259,8 @@ def bounds_vs_empirical(results, curves, *, axes=None, order="best-first"):
     cols_spec = [2, 4, 8]
     with _style():
         if axes is None:
-            fig, axes = _figure(PAGE, 5.6, 3, 3, sharex=True)
+            # one y-scale for all nine configurations: the panels are compared
+            fig, axes = _figure(PAGE, 5.8, 3, 3, sharex=True, sharey=True)
         else:
             axes = np.asarray(axes).reshape(3, 3)
             fig = axes[0, 0].figure
@@ -335,7 +346,7 @@ def scaling_figure(rows, *, axes=None):
                 for key, color, ls, lo, hi, name in (
                     ("predicted_theorem2", OKABE_ITO["vermillion"], "--", -0.42, -0.02, "Thm 2"),
                     ("predicted_theorem3", OKABE_ITO["blue"], "--", 0.02, 0.42, "Thm 3"),
-                    ("predicted_theorem4", OKABE_ITO["black"], ":", -0.42, 0.42, "Thm 4"),
+                    ("predicted_theorem4", OKABE_ITO["black"], "-.", -0.42, 0.42, "Thm 4"),
                 ):
                     ax.plot(
                         [x0 + lo, x0 + hi],
@@ -383,37 +394,38 @@ def order_figure(rows, *, ax=None):
     with _style():
         fig = ax.figure if ax is not None else None
         if ax is None:
-            fig, axes = _figure(COLUMN, 2.5)
+            fig, axes = _figure(COLUMN, 2.9)
             ax = axes[0, 0]
         configs = []
         for r in rows:
             if (r.L, r.K, r.delta) not in configs:
                 configs.append((r.L, r.K, r.delta))
         x = {c: k for k, c in enumerate(configs)}
-        for off, pol in ((-0.15, "cascade-ucb1"), (0.15, "cascade-klucb")):
+        for off, pol in ((-0.2, "cascade-ucb1"), (0.2, "cascade-klucb")):
             pr = [r for r in rows if r.policy == pol]
             if not pr:
                 continue
             color, _, label = _policy_style(pol)
-            xs = [x[(r.L, r.K, r.delta)] + off for r in pr]
+            # ours just left of the paper's, so the two error bars do not overlap
+            xs = [x[(r.L, r.K, r.delta)] + off + 0.06 for r in pr]
             _errorbar_points(
                 ax,
-                xs,
+                [v - 0.12 for v in xs],
                 [r.ratio for r in pr],
                 [r.ratio_se for r in pr],
                 color=color,
                 marker="o",
                 label=f"{label} (ours)",
             )
-            ax.plot(
+            _errorbar_points(
+                ax,
                 xs,
                 [r.paper_ratio for r in pr],
-                linestyle="none",
+                [getattr(r, "paper_ratio_se", math.nan) for r in pr],
+                color=color,
                 marker="D",
-                markersize=3.5,
-                markerfacecolor="white",
-                markeredgecolor=color,
                 label=f"{label} (paper)",
+                filled=False,
             )
         ax.axhline(1.0, color="0.6", linewidth=0.6)
         ax.set_xticks(
@@ -426,7 +438,8 @@ def order_figure(rows, *, ax=None):
         ax.set_xlabel("L / K / Δ")
         ax.set_ylabel("worst-first / best-first")
         ax.set_ylim(bottom=0)
-        ax.legend(loc="lower left", ncol=2, fontsize=5.5)
+        # above the axes: no point is hidden behind it
+        fig.legend(loc="outside upper center", ncol=2, fontsize=5.5)
     return fig
 
 

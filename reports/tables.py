@@ -22,7 +22,6 @@ from dataclasses import dataclass, fields
 from itertools import combinations
 
 import numpy as np
-
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.reports.paper import TABLE_POLICIES, figure1_meta, paper_table, table_meta
 
@@ -98,9 +97,20 @@ def ratio_of_means(a, b, *, paired: bool = False) -> tuple[float, float]:
         cov = np.cov(a, b, ddof=1)
         var = (cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1]) / (a.size * mb * mb)
         return r, float(math.sqrt(max(var, 0.0)))
-    if math.isnan(sa) or math.isnan(sb):
-        return r, math.nan
-    return r, float(math.hypot(sa, r * sb) / abs(mb))
+    return r, ratio_se(ma, sa, mb, sb)
+
+
+def ratio_se(mean_a: float, se_a: float, mean_b: float, se_b: float) -> float:
+    """Delta-method standard error of ``mean_a / mean_b`` for independent means:
+    ``sqrt(se_a^2 + r^2 se_b^2) / |mean_b|`` with ``r = mean_a / mean_b`` (NaN if an error is
+    NaN)."""
+    if mean_b == 0:
+        raise ValueError("mean_b is zero; the ratio is undefined")
+    if se_a < 0 or se_b < 0:
+        raise ValueError(f"se_a and se_b must be >= 0, got {se_a!r}, {se_b!r}")
+    if math.isnan(se_a) or math.isnan(se_b):
+        return math.nan
+    return float(math.hypot(se_a, mean_a / mean_b * se_b) / abs(mean_b))
 
 
 # ---------------------------------------------------------------------------
@@ -309,7 +319,12 @@ def bounds_at(L: int, K: int, p: float, delta: float, n: int) -> dict:
     ``theorem3``, ``theorem3_eps``, ``theorem3_C`` (all floats).
     """
     from cascading_bandits.bounds.lower import theorem4_bound, theorem4_coefficient
-    from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound, theorem3_constant, theorem3_optimal_eps
+    from cascading_bandits.bounds.upper import (
+        theorem2_bound,
+        theorem3_bound,
+        theorem3_constant,
+        theorem3_optimal_eps,
+    )
 
     inst = b_lb(L, K, p, delta)
     eps = float(theorem3_optimal_eps(inst, n))
@@ -353,12 +368,14 @@ def bound_curves(L: int, K: int, p: float, delta: float, ns) -> dict:
     return out
 
 
-def bound_rows(results, *, order: str = "best-first") -> list[BoundRow]:
+def bound_rows(results, *, order: str = "best-first", bounds=None) -> list[BoundRow]:
     """Bounds at the horizon for each Table 1 configuration with a stored cascade result.
 
     The horizon ``n`` and ``p`` are read from the stored results (every policy of a row must
-    share them); rows are in the paper's order.
+    share them); rows are in the paper's order. ``bounds`` replaces :func:`bounds_at` (same
+    signature and result; e.g. a cached version).
     """
+    bounds = bounds_at if bounds is None else bounds
     p_default = table_meta("table1")["p"]
     out = []
     seen = []
@@ -395,7 +412,7 @@ def bound_rows(results, *, order: str = "best-first") -> list[BoundRow]:
                 c.delta,
                 p,
                 n,
-                **bounds_at(c.L, c.K, p, c.delta, n),
+                **bounds(c.L, c.K, p, c.delta, n),
                 ucb1_mean=stats["cascade-ucb1"][0],
                 ucb1_se=stats["cascade-ucb1"][1],
                 klucb_mean=stats["cascade-klucb"][0],
@@ -430,7 +447,10 @@ class ScalingRow:
 
 def _coefficients(L, K, p, delta) -> tuple[float, float, float]:
     from cascading_bandits.bounds.lower import theorem4_coefficient
-    from cascading_bandits.bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
+    from cascading_bandits.bounds.upper import (
+        theorem2_leading_coefficient,
+        theorem3_leading_coefficient,
+    )
 
     inst = b_lb(L, K, p, delta)
     return (
@@ -510,14 +530,16 @@ class OrderRow:
     ratio: float
     ratio_se: float
     paper_ratio: float
+    paper_ratio_se: float
 
 
 def order_rows(results) -> list[OrderRow]:
     """Table 2 / Table 1 cell by cell (worst-first regret over best-first regret).
 
-    The two orders are separate experiments, so the ratio's error treats them as independent.
+    The two orders are separate experiments, so the ratio's error treats them as independent;
+    so does the paper's ratio's (from its two published standard errors, :func:`ratio_se`).
     """
-    paper_best = {(c.L, c.K, c.delta, c.policy): c.mean for c in paper_table("table1")}
+    paper_best = {(c.L, c.K, c.delta, c.policy): c for c in paper_table("table1")}
     out = []
     for c in paper_table("table2"):
         rb = select_one(
@@ -543,6 +565,7 @@ def order_rows(results) -> list[OrderRow]:
         bm, bs = mean_se(final_regret(rb))
         wm, ws = mean_se(final_regret(rw))
         ratio, se = ratio_of_means(final_regret(rw), final_regret(rb))
+        pb = paper_best[(c.L, c.K, c.delta, c.policy)]
         out.append(
             OrderRow(
                 c.L,
@@ -555,7 +578,8 @@ def order_rows(results) -> list[OrderRow]:
                 ws,
                 ratio,
                 se,
-                c.mean / paper_best[(c.L, c.K, c.delta, c.policy)],
+                c.mean / pb.mean,
+                ratio_se(c.mean, c.se, pb.mean, pb.se),
             )
         )
     return out
@@ -701,3 +725,185 @@ def as_dicts(rows) -> list[dict]:
             d[f.name] = v
         out.append(d)
     return out
+
+
+# ---------------------------------------------------------------------------
+# exportable tables: one description, rendered as Markdown, CSV and LaTeX (booktabs)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Num:
+    """A number in a :class:`Table`: shown with ``digits`` decimals (``sig=True``: significant
+    digits, see :func:`fmt_sig`); the CSV keeps it at full precision."""
+
+    value: float | None
+    digits: int = 1
+    sig: bool = False
+
+    def text(self) -> str:
+        return fmt_sig(self.value, self.digits) if self.sig else fmt(self.value, self.digits)
+
+
+@dataclass(frozen=True)
+class PM:
+    """``mean ± se`` in a :class:`Table`; the CSV splits it into two full-precision columns."""
+
+    mean: float | None
+    se: float | None
+    digits: int = 1
+
+    def text(self) -> str:
+        return fmt_pm(self.mean, self.se, self.digits)
+
+
+def _csv_number(x) -> str:
+    if x is None:
+        return ""
+    x = float(x)
+    return "nan" if math.isnan(x) else repr(x)
+
+
+#: characters of the report's Markdown and their LaTeX (text mode) spelling
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "Δ": r"$\Delta$",
+    "ν": r"$\nu$",
+    "γ": r"$\gamma$",
+    "ε": r"$\varepsilon$",
+    "→": r"$\to$",
+    "±": r"$\pm$",
+    "×": r"$\times$",
+    "−": "-",
+    "²": r"$^2$",
+    "*": r"$^*$",
+    "…": r"\ldots{}",
+    "≤": r"$\le$",
+    "≥": r"$\ge$",
+}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` as LaTeX that compiles with pdflatex and no extra package: the special
+    characters ``\\ & % $ # _ { } ~ ^`` escaped, the report's Greek letters and symbols as
+    math, backticks dropped. Raises ValueError on any other non-ASCII character."""
+    out = []
+    for ch in str(text).replace("`", ""):
+        if ch in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[ch])
+        elif ord(ch) < 128:
+            out.append(ch)
+        else:
+            raise ValueError(f"text {text!r} holds {ch!r}, which has no LaTeX spelling here")
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the report, renderable as Markdown, CSV and LaTeX (booktabs).
+
+    Parameters
+    ----------
+    name : str
+        File stem of the exports (``tables/<name>.csv``, ``tables/<name>.tex``).
+    caption : str
+        One-sentence caption (LaTeX ``\\caption``).
+    header : tuple of str, length c
+    rows : tuple of tuples, each of length c
+        Cells are str, :class:`Num` or :class:`PM`.
+    align : str of length c, characters ``l``, ``r`` or ``c``
+    """
+
+    name: str
+    caption: str
+    header: tuple
+    rows: tuple
+    align: str = ""
+
+    def __post_init__(self):
+        c = len(self.header)
+        if not self.name or not all(ch.isalnum() or ch in "-_" for ch in self.name):
+            raise ValueError(
+                f"name must be a non-empty file stem of [A-Za-z0-9_-], got {self.name!r}"
+            )
+        if len(set(self.header)) != c:
+            raise ValueError(f"header names must be distinct (CSV columns), got {self.header}")
+        align = self.align or "r" * c
+        if len(align) != c or set(align) - set("lrc"):
+            raise ValueError(f"align must be {c} characters from 'l', 'r', 'c', got {align!r}")
+        object.__setattr__(self, "align", align)
+        for row in self.rows:
+            if len(row) != c:
+                raise ValueError(f"row {row} has {len(row)} cells, header has {c}")
+
+    @staticmethod
+    def _text(cell) -> str:
+        return cell.text() if isinstance(cell, (Num, PM)) else str(cell)
+
+    def markdown(self) -> str:
+        return markdown_table(
+            self.header, [[self._text(c) for c in row] for row in self.rows], self.align
+        )
+
+    def csv(self) -> str:
+        """RFC 4180 CSV; a ``mean ± se`` column becomes ``<col> mean`` and ``<col> se``,
+        numbers are written at full precision (``repr``), missing values empty."""
+        import csv
+        import io
+
+        pm = [any(isinstance(r[j], PM) for r in self.rows) for j in range(len(self.header))]
+        head = []
+        for h, split in zip(self.header, pm, strict=True):
+            head += [f"{h} mean", f"{h} se"] if split else [h]
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(head)
+        for row in self.rows:
+            line = []
+            for cell, split in zip(row, pm, strict=True):
+                if isinstance(cell, PM):
+                    line += [_csv_number(cell.mean), _csv_number(cell.se)]
+                elif split:
+                    line += [self._text(cell), ""]
+                elif isinstance(cell, Num):
+                    line.append(_csv_number(cell.value))
+                else:
+                    line.append(str(cell))
+            w.writerow(line)
+        return buf.getvalue()
+
+    def latex(self) -> str:
+        """A ``table`` float with a booktabs ``tabular`` (``\\usepackage{booktabs}``)."""
+
+        def cell(c):
+            if isinstance(c, PM):
+                if c.mean is None:
+                    return "--"
+                return f"${fmt(c.mean, c.digits)} \\pm {fmt(c.se, c.digits)}$"
+            if isinstance(c, Num):
+                t = c.text()
+                return "--" if t == "-" else f"${t.replace(',', '{,}')}$"
+            t = str(c)
+            return "--" if t == "-" else latex_escape(t)
+
+        lines = [
+            "% generated by cascading_bandits.reports; needs \\usepackage{booktabs}",
+            "\\begin{table}[t]",
+            "\\centering",
+            f"\\caption{{{latex_escape(self.caption)}}}",
+            f"\\label{{tab:{self.name}}}",
+            f"\\begin{{tabular}}{{{self.align}}}",
+            "\\toprule",
+            " & ".join(latex_escape(h) for h in self.header) + " \\\\",
+            "\\midrule",
+        ]
+        lines += [" & ".join(cell(c) for c in row) + " \\\\" for row in self.rows]
+        lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+        return "\n".join(lines) + "\n"

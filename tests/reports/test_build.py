@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 from _report_fakes import dbn_results, make_result, table_results
-
 from cascading_bandits.reports import build as B
 from cascading_bandits.reports import tables as T
 
@@ -100,6 +99,15 @@ def test_report_files_and_numbers(tmp_path, fake_run):
     z_js = [c["z"] for c in js["table1"] if c["policy"] == "cascade-ucb1"]
     assert np.allclose(z_md, z_js, atol=0.005)
     assert [d["ratio"] for d in js["dbn"]] == pytest.approx([2.8] * 4)
+    # the CascadeTS table's numbers are in the JSON too, equal to the stored results
+    ts = [d for d in js["policies"] if d["policy"] == "cascade-ts"]
+    assert len(ts) == 9
+    for d in ts:
+        r = T.select_one(
+            allres, model="cascade", L=d["L"], K=d["K"], delta=d["delta"], policy="cascade-ts"
+        )
+        assert (d["mean"], d["se"]) == T.mean_se(r.regret[:, -1])
+    assert set(js["tables"]) >= {"table1", "table2", "bounds", "policies"}
 
 
 def test_refuses_to_overwrite(tmp_path, fake_run, monkeypatch):

@@ -6,10 +6,9 @@ import mpmath
 import numpy as np
 import pytest
 from _report_fakes import dbn_results, make_result, table_results
+from cascading_bandits.reports import tables as T
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
-from cascading_bandits.reports import tables as T
 
 
 def test_mean_se_by_hand():
@@ -103,6 +102,11 @@ def test_order_rows_ratio_and_paper_ratio(t1, t2):
     r = rows[0]
     assert (r.L, r.K, r.delta, r.policy) == (16, 2, 0.15, "cascade-ucb1")
     assert r.paper_ratio == pytest.approx(1160.2 / 1290.1, rel=1e-15)
+    # the paper's ratio's error from its two published errors (delta method, by hand)
+    w, sw, b, sb = 1160.2, 11.7, 1290.1, 11.3
+    assert r.paper_ratio_se == pytest.approx(
+        (w / b) * math.sqrt((sw / w) ** 2 + (sb / b) ** 2), rel=1e-13
+    )
     assert r.ratio == pytest.approx(r.paper_ratio, rel=1e-12)  # fakes reproduce the paper exactly
 
 

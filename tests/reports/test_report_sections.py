@@ -1,0 +1,451 @@
+"""The report's lead, caveats, exported tables (CSV, LaTeX), cache and section list."""
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from _report_fakes import dbn_results, table_results
+from cascading_bandits.reports import build as B
+from cascading_bandits.reports import tables as T
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---------------------------------------------------------------------------
+# LaTeX and CSV
+# ---------------------------------------------------------------------------
+def check_latex_table(tex: str, ncols: int) -> list[str]:
+    """Assert a booktabs table compiles in shape; returns its data rows."""
+    assert tex.isascii(), [ch for ch in tex if not ch.isascii()]
+    body = "\n".join(ln for ln in tex.splitlines() if not ln.startswith("%"))
+    # every _ % # is escaped (a \label may hold _)
+    text = "\n".join(ln for ln in body.splitlines() if not ln.startswith("\\label{"))
+    assert not re.search(r"(?<!\\)[_%#]", text), text
+    assert body.count("{") - body.count(r"\{") == body.count("}") - body.count(r"\}")
+    spec = re.search(r"\\begin\{tabular\}\{([lrc]+)\}", body)
+    assert spec and len(spec.group(1)) == ncols
+    lines = body.splitlines()
+    top, mid, bot = (lines.index(x) for x in (r"\toprule", r"\midrule", r"\bottomrule"))
+    assert top < mid < bot and body.count(r"\toprule") == 1 and body.count(r"\bottomrule") == 1
+    assert lines.index(r"\centering") < top and lines[0] == r"\begin{table}[t]"
+    assert lines[-1] == r"\end{table}" and lines[-2] == r"\end{tabular}"
+    rows = lines[top + 1 : mid] + lines[mid + 1 : bot]
+    for row in rows:
+        assert row.endswith(r" \\"), row
+        amps = len(re.findall(r"(?<!\\)&", row))
+        assert amps == ncols - 1, row
+        assert row.count("$") % 2 == 0, row
+    return lines[mid + 1 : bot]
+
+
+def test_latex_escape_and_symbols():
+    assert T.latex_escape("se_ours 5% a&b #1") == r"se\_ours 5\% a\&b \#1"
+    assert T.latex_escape("Δ → ν ± γ") == r"$\Delta$ $\to$ $\nu$ $\pm$ $\gamma$"
+    assert (
+        T.latex_escape("`x` {y} ~^\\")
+        == r"x \{y\} \textasciitilde{}\textasciicircum{}\textbackslash{}"
+    )
+    with pytest.raises(ValueError, match="no LaTeX spelling"):
+        T.latex_escape("naïve")
+
+
+def _demo_table():
+    return T.Table(
+        "demo_1",
+        "A caption with se_ours and 95% bands",
+        ("L", "Δ", "ours", "ratio", "note"),
+        (
+            ("16", "0.15", T.PM(1284.40649, 9.3431), T.Num(0.0481234, 3), "ok_1"),
+            ("32", "0.075", T.PM(None, None), T.Num(12345.678, 4, sig=True), "-"),
+        ),
+        "rrrrl",
+    )
+
+
+def test_table_latex_shape():
+    t = _demo_table()
+    rows = check_latex_table(t.latex(), 5)
+    assert rows[0] == r"16 & 0.15 & $1284.4 \pm 9.3$ & $0.048$ & ok\_1 \\"
+    assert rows[1] == r"32 & 0.075 & -- & $12{,}346$ & -- \\"
+    assert r"\caption{A caption with se\_ours and 95\% bands}" in t.latex()
+    assert r"\label{tab:demo_1}" in t.latex()
+
+
+def test_table_csv_full_precision():
+    t = _demo_table()
+    rows = list(csv.reader(io.StringIO(t.csv())))
+    assert rows[0] == ["L", "Δ", "ours mean", "ours se", "ratio", "note"]
+    assert float(rows[1][2]) == 1284.40649 and float(rows[1][3]) == 0.0 + 9.3431
+    assert float(rows[1][4]) == 0.0481234  # not the 3 decimals shown
+    assert rows[2][2:5] == ["", "", "12345.678"]
+    assert len({len(r) for r in rows}) == 1
+
+
+def test_table_markdown_matches_formatting():
+    md = _demo_table().markdown().splitlines()
+    assert md[2] == "| 16 | 0.15 | 1284.4 ± 9.3 | 0.048 | ok_1 |"
+    assert md[3] == "| 32 | 0.075 | - | 12,346 | - |"
+
+
+def test_table_rejects_bad_input():
+    with pytest.raises(ValueError, match="align"):
+        T.Table("t", "c", ("a", "b"), (), "lx")
+    with pytest.raises(ValueError, match="cells"):
+        T.Table("t", "c", ("a", "b"), (("1",),))
+    with pytest.raises(ValueError, match="distinct"):
+        T.Table("t", "c", ("z", "z"), ())
+    with pytest.raises(ValueError, match="file stem"):
+        T.Table("../x", "c", ("a",), ())
+
+
+# ---------------------------------------------------------------------------
+# a report from synthetic results and a synthetic verify answer
+# ---------------------------------------------------------------------------
+FAKE_VERIFY = {
+    "available": True,
+    "verdicts": [
+        {"claim_id": "lemma1", "reference": "Lemma 1", "status": "holds", "method": "exact"},
+        {"claim_id": "theorem2", "reference": "Theorem 2", "status": "holds", "min_slack": 0.5},
+        {"claim_id": "theorem4", "reference": "Theorem 4", "status": "undecided"},
+    ],
+    "caveats": [
+        {
+            "id": "peeling-lp-constraints",
+            "claims": ["theorem2"],
+            "kind": "erratum",
+            "paper_says": "m*_1 = tau_1",
+            "truth": "the greedy fill wins. More text.",
+            "evidence": {"printed_lp_optimum": 30.0, "argmax": ["100/9", "0"]},
+            "test": "tests/verify/test_caveats.py::test_peeling_lp_printed_constraints",
+        },
+        {
+            "id": "made-up",
+            "claims": ["theorem4"],
+            "kind": "imprecise",
+            "paper_says": "x",
+            "truth": "First sentence here. Second sentence.",
+            "evidence": {"K=2": {"a": 1.0, "b": "1/2"}, "K=4": {"a": 2.5, "b": "3/4"}},
+            "test": "tests/verify/test_caveats.py::test_klucb_regime",
+        },
+    ],
+}
+
+
+@pytest.fixture
+def fake_report(tmp_path, monkeypatch):
+    horizon = 1000
+    fakes = {
+        "table1": table_results("table1", shift=lambda c: -5.0, horizon=horizon),
+        "table2": table_results("table2", horizon=horizon),
+        "dbn": dbn_results(ratio=2.8, horizon=horizon),
+    }
+
+    def run_experiments(s):
+        s.timings["simulate:fake"] = 0.05
+        s.reused["fake"] = (57, 57)
+        return fakes
+
+    monkeypatch.setattr(B, "run_experiments", run_experiments)
+    monkeypatch.setattr(B, "run_verify", lambda s: FAKE_VERIFY)
+    out = tmp_path / "rep"
+    md = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=3)
+    return out, md.read_text(encoding="utf-8"), fakes
+
+
+def test_lead_comes_first(fake_report):
+    _, md, _ = fake_report
+    head = "\n".join(md.splitlines()[:30])
+    assert "## At a glance" in head
+    assert "3 claims checked; none fails (2 hold, 1 undecided)." in head
+    assert "**Errata of the paper** (1, each pinned by a test" in head
+    assert (
+        "`peeling-lp-constraints`: " + B._md_inline(B.CAVEAT_HEADLINES["peeling-lp-constraints"][1])
+        in head
+    )
+    assert "1 imprecise statement" in head
+    assert "**Reproduction** at n = 1,000, 2 runs: Table 1 18 ok" in head
+    # ours = paper - 5 in every Table 1 cell, = paper in Table 2: 18 below, none above
+    assert "ours is below the paper in 18 of 36 cells, above in 0" in head
+    assert head.index("## At a glance") < md.index("## Table 1")
+
+
+def test_timing_line_says_results_were_reused(fake_report):
+    _, md, fakes = fake_report
+    line = next(ln for ln in md.splitlines() if ln.startswith("- wall time"))
+    assert line.startswith("- wall time: simulation reused from stored results (57 cells")
+    assert "simulation 0.1 s" not in md
+
+
+def test_timing_line_shows_original_compute_time(tmp_path):
+    res = table_results("table1", horizon=1000)
+    for i, r in enumerate(res):
+        r.provenance["seconds"] = 1.5 + i
+    data = B.collect({"table1": res}, 1000, curve_points=2)
+    s = B.Settings(out=tmp_path, runs=2, horizon=1000)
+    s.reused["table1"] = (18, 18)
+    s.timings["simulate:table1"] = 0.2
+    md = B.render_markdown(s, data, {"available": False, "reason": "t"}, {})
+    total = sum(1.5 + i for i in range(18))
+    assert f"compute time recorded in the stored cells' provenance: {total:.1f} s over 18" in md
+    assert "simulation reused from stored results (18 cells, loaded in 0.2 s)" in md
+    s.reused["table1"] = (10, 18)
+    md = B.render_markdown(s, data, {"available": False, "reason": "t"}, {})
+    assert "simulation 0.2 s (8 cells computed, 10 reused from stored results)" in md
+
+
+def test_exported_tables_hold_the_reports_numbers(fake_report):
+    out, md, fakes = fake_report
+    names = {p.stem for p in (out / "tables").glob("*.csv")}
+    assert names == {"table1", "table2", "bounds", "scaling", "order", "figure1", "verify"}
+    assert {p.stem for p in (out / "tables").glob("*.tex")} == names
+    allres = [r for rs in fakes.values() for r in rs]
+    rows = list(csv.DictReader(io.StringIO((out / "tables" / "table1.csv").read_text())))
+    assert len(rows) == 9
+    for row in rows:
+        r = T.select_one(
+            allres,
+            model="cascade",
+            order="best-first",
+            L=int(row["L"]),
+            K=int(row["K"]),
+            delta=float(row["Δ"]),
+            policy="cascade-klucb",
+        )
+        m, se = T.mean_se(r.regret[:, -1])
+        assert float(row["KL-UCB ours mean"]) == m and float(row["KL-UCB ours se"]) == se
+    ncols = {"table1": 11, "table2": 11, "bounds": 14, "scaling": 8, "order": 6, "figure1": 7}
+    ncols["verify"] = 7
+    for name, c in ncols.items():
+        rows = check_latex_table((out / "tables" / f"{name}.tex").read_text(), c)
+        assert rows
+    js = json.loads((out / "report.json").read_text())
+    assert js["reused_cells"] == {"fake": {"reused": 57, "cells": 57}}
+    assert len(js["bound_curves"]) == 9 and set(js["bound_curves"][0]) >= {"theorem3", "L"}
+
+
+def test_existing_table_files_block_without_overwrite(tmp_path):
+    out = tmp_path / "r"
+    (out / "tables").mkdir(parents=True)
+    (out / "tables" / "table1.tex").write_text("mine")
+    with pytest.raises(ValueError, match="tables/table1.tex"):
+        B.check_writable(out, overwrite=False)
+
+
+# ---------------------------------------------------------------------------
+# caveats
+# ---------------------------------------------------------------------------
+def test_caveats_render_short_with_evidence_table_and_test(fake_report):
+    _, md, _ = fake_report
+    part = md.split("## Caveats")[1]
+    assert "`tests/verify/test_caveats.py::test_peeling_lp_printed_constraints`" in part
+    # no truncated JSON: every evidence value is in a table cell
+    assert "| printed_lp_optimum | 30 |" in part and "| argmax | (100/9, 0) |" in part
+    assert "| instance | a | b |" in part and "| K=4 | 2.5 | 3/4 |" in part
+    # a caveat without a headline shows the first sentence of its finding
+    assert "\nFirst sentence here.\n" in part
+    assert "{" not in part.split("<details>")[0]
+
+
+def test_every_caveat_of_verify_has_a_headline_and_an_existing_pinned_test():
+    verify = pytest.importorskip("cascading_bandits.verify")
+    cavs = [c.to_dict() for c in verify.caveats()]
+    src = (ROOT / "tests" / "verify" / "test_caveats.py").read_text(encoding="utf-8")
+    defined = set(re.findall(r"^def (test_\w+)\(", src, flags=re.M))
+    for c in cavs:
+        path, name = c["test"].split("::")
+        assert path == "tests/verify/test_caveats.py" and name in defined, c["test"]
+        kind, text = B.CAVEAT_HEADLINES[c["id"]]
+        assert kind == c["kind"], c["id"]  # the headline was written for this finding
+        assert B.caveat_headline(c) == text
+    # no headline for a caveat verify no longer reports
+    assert set(B.CAVEAT_HEADLINES) == {c["id"] for c in cavs}
+
+
+def test_caveat_headline_falls_back_when_the_kind_changed():
+    c = {"id": "lemma2-order", "kind": "premise-needed", "truth": "Needed after all. Details."}
+    assert B.caveat_headline(c) == "Needed after all."
+
+
+def test_evidence_table_shapes():
+    flat = B.evidence_table({"x": 1.23456789, "y": [1, 2], "z": None})
+    assert "| x | 1.23457 |" in flat and "| y | (1, 2) |" in flat and "| z | None |" in flat
+    per = B.evidence_table({"n=3": {"F": 3.0, "ok": False}, "n=48": {"F": 9.5, "ok": True}})
+    assert per.splitlines()[0] == "| instance | F | ok |" and "| n=48 | 9.5 | True |" in per
+
+
+# ---------------------------------------------------------------------------
+# the cache of verify and of the bounds
+# ---------------------------------------------------------------------------
+def test_verify_is_cached_by_its_inputs(tmp_path, monkeypatch):
+    verify = pytest.importorskip("cascading_bandits.verify")
+    calls = []
+
+    class V:
+        def __init__(self, seed):
+            self.seed = seed
+
+        def to_dict(self):
+            return {"claim_id": "c", "status": "holds", "min_slack": 0.1 * self.seed}
+
+    def run_all(examples, seed, budget):
+        calls.append((examples, seed))
+        return [V(seed)]
+
+    monkeypatch.setattr(verify, "run_all", run_all)
+    monkeypatch.setattr(verify, "caveats", lambda: [])
+    s = B.Settings(out=tmp_path, runs=2, horizon=100, seed=3, verify_examples=4)
+    first = B.run_verify(s)
+    assert calls == [(4, 3)] and s.cached["verify"] is False
+    s2 = B.Settings(out=tmp_path, runs=2, horizon=100, seed=3, verify_examples=4)
+    assert B.run_verify(s2) == first and calls == [(4, 3)] and s2.cached["verify"] is True
+    # another seed or number of examples is another key
+    B.run_verify(B.Settings(out=tmp_path, runs=2, horizon=100, seed=4, verify_examples=4))
+    B.run_verify(B.Settings(out=tmp_path, runs=2, horizon=100, seed=3, verify_examples=5))
+    assert calls == [(4, 3), (4, 4), (5, 3)]
+    # a damaged or foreign cache file is recomputed, not trusted
+    path = B._cache_path(s.results, "verify", B.verify_cache_key(s))
+    path.write_text("{not json")
+    B.run_verify(s)
+    blob = json.loads(path.read_text())
+    blob["key"]["seed"] = 99
+    path.write_text(json.dumps(blob))
+    B.run_verify(s)
+    assert calls[-2:] == [(4, 3), (4, 3)]
+
+
+def test_cache_key_follows_the_code(tmp_path, monkeypatch):
+    key = B.verify_cache_key(B.Settings(out=tmp_path, runs=2, horizon=100))
+    assert len(key["code"]) == 64 and key["code"] != B.code_version("bounds", "reports.tables")
+    assert B.code_version("reports.tables") != B.code_version("reports.build")
+    with pytest.raises(ValueError, match="packages"):
+        B.code_version("nope")
+    with pytest.raises(ValueError, match="no module"):
+        B.code_version("reports.nope")
+
+
+def test_bounds_memo_serves_identical_numbers(tmp_path):
+    res = {"table1": table_results("table1", horizon=500)}
+    memo = B.BoundMemo()
+    a = B.collect(res, 500, curve_points=3, memo=memo)
+    assert memo.missed == 9 * 2  # one bounds_at and one curve per Table 1 row
+    B.cache_store(tmp_path, "bounds", {"k": 1}, memo.values)
+    again = B.BoundMemo(B.cache_load(tmp_path, "bounds", {"k": 1}))
+    b = B.collect(res, 500, curve_points=3, memo=again)
+    assert again.missed == 0
+    assert T.as_dicts(a["bounds"]) == T.as_dicts(b["bounds"])
+    for k, c in a["curves"].items():
+        for name, (n, v) in c.items():
+            assert (b["curves"][k][name][0] == n).all() and (b["curves"][k][name][1] == v).all()
+    assert B.cache_load(tmp_path, "bounds", {"k": 2}) is None
+
+
+def test_rebuild_uses_the_cache(tmp_path, monkeypatch):
+    horizon = 500
+    fakes = {"table1": table_results("table1", horizon=horizon)}
+
+    def run_experiments(s):
+        s.reused["table1"] = (18, 18)
+        return fakes
+
+    monkeypatch.setattr(B, "run_experiments", run_experiments)
+    monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "t"})
+    monkeypatch.setattr(B, "draw_figures", lambda data: {})
+    results = tmp_path / "results"
+    from cascading_bandits.bounds import upper
+
+    first = []
+    real0 = upper.theorem3_optimal_eps
+    monkeypatch.setattr(
+        upper, "theorem3_optimal_eps", lambda *a, **k: first.append(a) or real0(*a, **k)
+    )
+    md1 = B.build_report(
+        tmp_path / "a", results_dir=results, runs=2, horizon=horizon, progress=False, curve_points=3
+    ).read_text()
+    from cascading_bandits.bounds import upper
+
+    calls = []
+    real = upper.theorem3_optimal_eps
+    monkeypatch.setattr(
+        upper, "theorem3_optimal_eps", lambda *a, **k: calls.append(a) or real(*a, **k)
+    )
+    md2 = B.build_report(
+        tmp_path / "b", results_dir=results, runs=2, horizon=horizon, progress=False, curve_points=3
+    ).read_text()
+    assert len(first) >= 9 and calls == []  # the first build optimised eps, the second did not
+    assert "tables" in md2 and "(cached)" in md2 and "(cached)" not in md1
+    cut = lambda md: md.split("## Table 1")[1]  # noqa: E731
+    assert cut(md1) == cut(md2)
+
+
+# ---------------------------------------------------------------------------
+# the section list
+# ---------------------------------------------------------------------------
+def test_a_section_is_one_entry(tmp_path):
+    def ledger_table(ctx):
+        return T.Table("ledger", "Later bounds", ("paper", "bound"), (("X 2020", T.Num(3.5, 2)),))
+
+    sec = B.Section(
+        "ledger",
+        lambda ctx: "## Ledger\n\n" + ctx.table("ledger", ledger_table).markdown() + "\n",
+        (("ledger", ledger_table),),
+        json=lambda ctx: [{"paper": "X 2020", "bound": 3.5}],
+    )
+    sections = [*B.SECTIONS, sec]
+    data = B.collect({"table1": table_results("table1", horizon=500)}, 500, curve_points=2)
+    s = B.Settings(out=tmp_path, runs=2, horizon=500)
+    v = {"available": False, "reason": "t"}
+    md = B.render_markdown(s, data, v, {}, sections=sections)
+    assert md.rstrip().endswith("| X 2020 | 3.50 |")
+    ctx = B.Context(s, data, v, {})
+    assert "ledger" in B.export_tables(ctx, sections)
+    assert B.to_json(s, data, v, {}, sections=sections)["ledger"] == [
+        {"paper": "X 2020", "bound": 3.5}
+    ]
+    assert "ledger" in B.table_names(sections) and "ledger" not in B.table_names()
+
+
+def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch):
+    horizon = 500
+
+    def fakes(shift):
+        return {
+            "table1": table_results("table1", shift=lambda c: shift, horizon=horizon),
+            "dbn": dbn_results(ratio=2.8, horizon=horizon),
+        }
+
+    current = {"res": fakes(0.0)}
+    monkeypatch.setattr(B, "run_experiments", lambda s: current["res"])
+    monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "t"})
+    results = tmp_path / "results"
+
+    def build(name):
+        B.build_report(
+            tmp_path / name,
+            results_dir=results,
+            runs=2,
+            horizon=horizon,
+            progress=False,
+            curve_points=3,
+        )
+        return json.loads((tmp_path / name / "report.json").read_text())
+
+    js = build("a")
+    assert js["cached"]["figures"] is False and "figure1" in js["figures"]
+    drawn = []
+    real = B.draw_figures
+    monkeypatch.setattr(B, "draw_figures", lambda data: drawn.append(1) or real(data))
+    js = build("b")
+    assert drawn == [] and js["cached"]["figures"] is True
+    for paths in js["figures"].values():
+        for rel in paths:
+            assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
+    current["res"] = fakes(7.0)  # other numbers: drawn again
+    assert build("c")["cached"]["figures"] is False and drawn == [1]
+    # a cached file gone: drawn again, not a broken report
+    for f in (results / B.CACHE_DIR).glob("figures-*/figure1.png"):
+        f.unlink()
+    assert build("d")["cached"]["figures"] is False and drawn == [1, 1]
+    assert (tmp_path / "d" / "figures" / "figure1.png").read_bytes()[:4] == b"\x89PNG"
