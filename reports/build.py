@@ -29,6 +29,7 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+
 from cascading_bandits.reports import figures as F
 from cascading_bandits.reports import tables as T
 from cascading_bandits.reports.paper import citation, figure1_meta, table_meta
@@ -1262,6 +1263,12 @@ SECTIONS = [
     Section("caveats", _caveats_md),
 ]
 
+# beyond the paper: the ledger of later bounds and the profiled proofs, before verification
+from cascading_bandits.reports.later_sections import LEDGER_SECTION, PROFILE_SECTION  # noqa: E402
+
+SECTIONS.insert([x.name for x in SECTIONS].index("verification"), LEDGER_SECTION)
+SECTIONS.insert([x.name for x in SECTIONS].index("verification"), PROFILE_SECTION)
+
 
 def table_names(sections=None) -> list[str]:
     """File stems of every table the sections can export (``tables/<stem>.csv``, ``.tex``)."""
@@ -1444,6 +1451,7 @@ def build_report(
     verify_examples=None,
     curve_points=None,
     command="",
+    profile=False,
 ) -> Path:
     """Run or reuse the experiments and write the report into ``out``; returns ``out/report.md``.
 
@@ -1467,6 +1475,11 @@ def build_report(
         Random instances per claim for ``verify.run_all`` (default 50, quick 5).
     curve_points : int, optional
         Horizons at which the bound curves are evaluated (default 12, quick 6).
+    profile : bool
+        Also profile the proofs of Theorems 2 and 3 (section "Where the bounds lose") on
+        B_LB(16, 2, 0.2, 0.15) and B_LB(16, 8, 0.2, 0.075), both orders, at the report's scale;
+        the chains are stored under ``<results>/profile`` and reused. Without it, the section
+        shows stored chains if there are any.
     """
     s = Settings(
         out=out,
@@ -1486,6 +1499,12 @@ def build_report(
     check_writable(s.out, s.overwrite)
     t0 = time.perf_counter()
     results = run_experiments(s)
+    if profile:
+        from cascading_bandits.reports.profile_report import profile_grid
+
+        t1 = time.perf_counter()
+        profile_grid(runs=s.runs, horizon=s.horizon, seed=s.seed, out=s.results / "profile")
+        s.timings["profile"] = time.perf_counter() - t1
     t1 = time.perf_counter()
     key = bounds_cache_key()
     stored = cache_load(s.results, "bounds", key)

@@ -62,6 +62,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="replace existing report files in DIR (stored results are always reused)",
     )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also profile the proofs of Theorems 2 and 3 on two B_LB instances, both orders "
+        "(section 'Where the bounds lose'; a few minutes; stored and reused)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress report on stderr")
     parser.add_argument(
         "--json",
@@ -129,6 +135,7 @@ def run(args) -> int:
         progress=not args.no_progress and not args.json,
         verify_examples=args.examples,
         command=command,
+        profile=args.profile,
     )
     path = path.absolute()
     secs = time.perf_counter() - t0

@@ -97,3 +97,28 @@ def test_rebuild_reuses_stored_results(quick_report, tmp_path, monkeypatch):
     ).read_text(encoding="utf-8")
     t1 = md.split("## Table 1")[1].split("## Bounds")[0]
     assert t1 == md2.split("## Table 1")[1].split("## Bounds")[0]
+
+
+def test_quick_report_ledger_matches_bounds_later(quick_report):
+    """The Ledger section holds every bounds.later.ledger row of each Table 1 instance, with
+    the ratio of the measured mean regret to the bound."""
+    from cascading_bandits.bounds.instance import b_lb
+    from cascading_bandits.bounds.later import ledger
+
+    out, md = quick_report
+    assert "## Ledger: the 2015 bounds beside the later literature" in md
+    js = json.loads((out / "report.json").read_text())
+    rows = js["ledger"]
+    assert (out / "tables" / "ledger.csv").exists() and (out / "tables" / "ledger.tex").exists()
+    bounds = {(b["L"], b["K"], b["delta"]): b for b in js["bounds"]}
+    assert {(r["L"], r["K"], r["delta"]) for r in rows} == set(bounds)
+    L, K, d = next(iter(bounds))
+    want = ledger(b_lb(L, K, 0.2, d), B.QUICK_HORIZON)
+    got = [r for r in rows if (r["L"], r["K"], r["delta"]) == (L, K, d)]
+    assert [r["name"] for r in got] == [r["name"] for r in want]
+    assert [r["value"] for r in got] == pytest.approx([r["value"] for r in want], rel=1e-12)
+    for r in got:
+        mean = {"ucb1": bounds[(L, K, d)]["ucb1_mean"], "klucb": bounds[(L, K, d)]["klucb_mean"]}
+        assert r["empirical"] == (None if r["measured"] is None else mean[r["measured"]])
+    # without stored proof chains the profile section says how to get them
+    assert "## Where the bounds lose" in md and "cascading report --profile" in md

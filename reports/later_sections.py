@@ -1,0 +1,174 @@
+"""Report sections beyond the paper: the ledger of later bounds, and where the bounds lose.
+
+``ledger``
+    Every bound of :func:`cascading_bandits.bounds.later.ledger` (the paper's and the later
+    literature's, upper and lower, gap-dependent and gap-free) at the report's horizon on
+    the Table 1 instances, with the ratio of the empirical regret to each bound. The values
+    are cached in the results directory (keyed by the code of ``bounds`` and the inputs).
+``profile``
+    The section "Where the bounds lose" of :mod:`cascading_bandits.reports.profile_report`,
+    built from proof chains stored under ``<results>/profile`` (``cascading report
+    --profile`` computes them) and long runs under ``<results>/asymptotic``; left out,
+    with a note saying how to get it, when none are stored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cascading_bandits.reports import tables as T
+
+__all__ = ["ledger_values", "LEDGER_SECTION", "PROFILE_SECTION", "profile_chains"]
+
+#: which measured policy a ledger row's ``algorithm`` is compared with; lower bounds that
+#: hold for every (consistent, uniformly good) policy are compared with CascadeKL-UCB, the
+#: best policy measured
+_MEASURED = {
+    "CascadeUCB1": "ucb1",
+    "CascadeKL-UCB": "klucb",
+    "any consistent": "klucb",
+    "any uniformly good": "klucb",
+    "any": "klucb",
+}
+
+
+def ledger_values(ctx) -> list[dict]:
+    """Ledger rows per Table 1 instance at the report's horizon, cached.
+
+    Returns
+    -------
+    list of dict, one per (instance, bound): the instance (L, K, p, delta), the ledger
+    row's fields, and ``empirical`` (the measured mean regret it is compared with, or None).
+    """
+    from cascading_bandits.bounds.instance import b_lb
+    from cascading_bandits.bounds.later import ledger
+    from cascading_bandits.reports.build import cache_load, cache_store, code_version
+
+    rows = ctx.data["bounds"]
+    if not rows:
+        return []
+    n = rows[0].n
+    insts = [(b.L, b.K, b.p, b.delta) for b in rows]
+    key = {"code": code_version("bounds"), "n": n, "instances": insts}
+    values = cache_load(ctx.s.results, "ledger", key)
+    if values is None:
+        values = [ledger(b_lb(*i), n) for i in insts]
+        cache_store(ctx.s.results, "ledger", key, values)
+    out = []
+    for b, inst_rows in zip(rows, values, strict=True):
+        emp = {"ucb1": b.ucb1_mean, "klucb": b.klucb_mean}
+        for r in inst_rows:
+            which = _MEASURED.get(r["algorithm"])
+            out.append(
+                {
+                    "L": b.L,
+                    "K": b.K,
+                    "p": b.p,
+                    "delta": b.delta,
+                    "n": n,
+                    **r,
+                    "measured": which,
+                    "empirical": None if which is None else emp[which],
+                }
+            )
+    return out
+
+
+def _ledger_table(ctx) -> T.Table | None:
+    vals = ledger_values(ctx)
+    if not vals:
+        return None
+    names = list(dict.fromkeys((r["name"], r["source"]) for r in vals))
+    first = (vals[0]["L"], vals[0]["K"], vals[0]["delta"])
+    body = []
+    for name, source in names:
+        mine = [r for r in vals if (r["name"], r["source"]) == (name, source)]
+        r0 = mine[0]
+        at_first = [r for r in mine if (r["L"], r["K"], r["delta"]) == first]
+        ratios = [r["empirical"] / r["value"] for r in mine if r["empirical"] and r["value"] > 0]
+        body.append(
+            (
+                name,
+                source,
+                f"{r0['kind']}, gap-{r0['gap']}, {r0['form']}",
+                T.Num(at_first[0]["value"], 4, sig=True) if at_first else "-",
+                {"klucb": "KL-UCB", "ucb1": "UCB1", None: "-"}[r0["measured"]],
+                f"{min(ratios):.3g} to {max(ratios):.3g}" if ratios else "-",
+            )
+        )
+    L, K, d = first
+    return T.Table(
+        "ledger",
+        f"Every bound at n = {vals[0]['n']:,} on the Table 1 instances: its value on "
+        f"B_LB({L}, {K}, 0.2, {d:g}) and the ratio empirical regret / bound over all rows.",
+        ("bound", "source", "kind", f"value, B_LB({L},{K},.2,{d:g})", "vs", "empirical / bound"),
+        tuple(body),
+        "llllll",
+    )
+
+
+def _ledger_md(ctx) -> str:
+    t = ctx.table("ledger", _ledger_table)
+    if t is None:
+        return ""
+    return (
+        "## Ledger: the 2015 bounds beside the later literature\n\n"
+        "Every bound `cascading ledger` knows, at the report's horizon. `constant` rows carry "
+        "their constants; `order` rows are rates with the constant and log factors dropped "
+        "(their sources' constants were not retrieved), so only their growth is comparable. "
+        "Lower bounds that hold for every consistent policy are compared with CascadeKL-UCB; "
+        "bounds of algorithms the paper's experiments do not run have no ratio. A ratio above "
+        "1 for an upper bound would be a violation; for an `order` row it says nothing.\n\n"
+        + t.markdown()
+        + "\n"
+    )
+
+
+def _ledger_json(ctx) -> list:
+    return ledger_values(ctx)
+
+
+def profile_chains(results: Path) -> list[dict]:
+    """Proof chains stored under ``results/profile`` (``*.json``, as written by
+    :func:`cascading_bandits.reports.profile_report.profile_grid`), in file-name order."""
+    d = Path(results) / "profile"
+    if not d.is_dir():
+        return []
+    return [json.loads(p.read_text()) for p in sorted(d.glob("*.json"))]
+
+
+def _profile_md(ctx) -> str:
+    from cascading_bandits.reports.build import _save_figure
+    from cascading_bandits.reports.profile_report import load_asymptotic, where_bounds_lose_section
+
+    chains = profile_chains(ctx.s.results)
+    if not chains:
+        return (
+            "## Where the bounds lose\n\n"
+            "No proof chains are stored with these results. `cascading report --profile` "
+            "profiles the proofs of Theorems 2 and 3 on B_LB(16, 2, 0.2, 0.15) and "
+            "B_LB(16, 8, 0.2, 0.075), both orders (a few minutes), and `cascading profile` "
+            "profiles any instance.\n"
+        )
+    adir = Path(ctx.s.results) / "asymptotic"
+    asym = load_asymptotic(adir) if adir.is_dir() else None
+    md, figs = where_bounds_lose_section(chains, asym or None)
+    for stem, fig in figs.items():
+        _save_figure(fig, ctx.s.out, stem)
+        link = f"![{stem}](figures/{stem}.png)"
+        tagged = f"Figure: `{stem}`."
+        md = md.replace(tagged, f"Figure:\n\n{link}\n") if tagged in md else md + f"\n{link}\n"
+    return md if md.endswith("\n") else md + "\n"
+
+
+def _sections():
+    from cascading_bandits.reports.build import Section
+
+    return (
+        Section("ledger", _ledger_md, (("ledger", _ledger_table),), _ledger_json),
+        Section("profile", _profile_md),
+    )
+
+
+LEDGER_SECTION, PROFILE_SECTION = _sections()
