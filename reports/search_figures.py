@@ -61,7 +61,7 @@ def factor_against_K_figure(results, *, ax=None) -> Figure:
         ax.set_xlabel("K")
         ax.set_ylabel("regret ratio at the worst instance found")
         ax.set_ylim(bottom=0)
-        ax.legend(loc="upper left", frameon=False)
+        ax.legend(loc="lower right", frameon=False)
     return fig
 
 
