@@ -99,6 +99,17 @@ class CascadeInstance:
         """Whether the optimal list is unique as a set, ``w(K) > w(K+1)`` (Section 3.1)."""
         return self.K == self.L or self._sorted[self.K - 1] > self._sorted[self.K]
 
+    @property
+    def regret_free(self) -> bool:
+        """Whether no policy can incur regret: ``K = L``, or all weights equal (every gap 0).
+
+        Then every list of K items has the optimal reward, ``R(n) = 0`` for every n, and
+        the bounds of :mod:`bounds.upper` and :mod:`bounds.lower` are defined as 0 (the
+        exact regret); ``C_2`` and ``beta`` (which need a pair with a positive gap) are
+        undefined (:func:`bounds.upper.theorem3_details` gives None).
+        """
+        return self.K == self.L or bool(self._sorted[0] == self._sorted[-1])
+
     def gaps(self) -> np.ndarray:
         """Gaps ``Delta_{e,e*} = w(e*) - w(e)`` of eq. (3).
 
