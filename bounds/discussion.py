@@ -140,7 +140,7 @@ def klucb_below_ucb1_delta(K, dps=30):
     K = V.positive_int("K", K)
     if K == 1:
         return mpmath.mpf(0)
-    dps = V.positive_int("dps", dps)
+    dps = V.digits(dps)
     # Asymptotically the ratio is p(1-p)(1 + log(1/Delta))/6, so it exceeds 1 at
     # log Delta = lo below. kl(p - Delta, p) = O(Delta^2) comes from terms O(Delta) that
     # cancel, so work with enough extra digits to resolve Delta = e^lo.

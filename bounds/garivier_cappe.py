@@ -155,7 +155,7 @@ def _check_pair(mu, mu_star, eps):
     if not mu < mu_star:
         raise ValueError(
             "mu (suboptimal mean) must be < mu_star (optimal mean); "
-            f"got mu = {mu!r}, mu_star = {mu_star!r}"
+            f"got mu = {V.show(mu)}, mu_star = {V.show(mu_star)}"
         )
     eps = V.positive_real("eps", eps)
     return mu, mu_star, eps
@@ -214,7 +214,7 @@ def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
     (``r`` is ``None`` when ``mu = 0``: it is not needed, ``kl(r, 0) = inf``).
     """
     _check_pair(float(mpmath.mpf(mu)), float(mpmath.mpf(mu_star)), float(mpmath.mpf(eps)))
-    dps = V.positive_int("dps", dps)
+    dps = V.digits(dps)
     with mpmath.workdps(_work_dps(float(eps), dps + 10)):
         m, ms, e = mpmath.mpf(mu), mpmath.mpf(mu_star), mpmath.mpf(eps)
         if not m < ms:

@@ -40,6 +40,8 @@ class CascadeInstance:
     _sorted: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        if self.weights is None:
+            raise TypeError("weights must be a sequence of probabilities, got None")
         w = V.probabilities("weights", self.weights, ndim=1)
         if w.size == 0:
             raise ValueError("weights must hold at least one attraction probability")
@@ -125,8 +127,9 @@ class CascadeInstance:
         """Raise ``ValueError`` unless ``w(K) > w(K+1)``, the premise of Theorems 2-4."""
         if not self.has_unique_optimum:
             raise ValueError(
-                "the bound needs a unique optimal set, w(K) > w(K+1) after sorting; "
-                f"got w(K) = w(K+1) = {self._sorted[self.K - 1]!r}"
+                "the weights must have a unique optimal set, w(K) > w(K+1) after sorting "
+                "(the premise of Theorems 2-4); "
+                f"got w(K) = w(K+1) = {float(self._sorted[self.K - 1])}"
             )
 
     def optimal_reward(self) -> float:
@@ -142,9 +145,15 @@ def b_lb(L, K, p, delta) -> CascadeInstance:
 def as_instance(instance_or_weights, K=None) -> CascadeInstance:
     """Accept a :class:`CascadeInstance` or plain attraction probabilities plus ``K``."""
     if isinstance(instance_or_weights, CascadeInstance):
-        if K is not None and int(K) != instance_or_weights.K:
-            raise ValueError(f"K = {K} disagrees with the instance's K = {instance_or_weights.K}")
+        if K is not None and V.positive_int("K", K) != instance_or_weights.K:
+            raise ValueError(
+                f"K = {V.show(K)} disagrees with the instance's K = {instance_or_weights.K}"
+            )
         return instance_or_weights
     if K is None:
         raise ValueError("K is required when attraction probabilities are given as an array")
+    if instance_or_weights is None:
+        raise TypeError(
+            "weights must be a CascadeInstance or a sequence of probabilities, got None"
+        )
     return CascadeInstance(instance_or_weights, K)

@@ -174,6 +174,6 @@ def theorem4_curve(instance, horizons, kind="general") -> np.ndarray:
     """
     inst = _instance(instance)
     V.choice("kind", kind, THEOREM4_KINDS)
-    n, _ = _horizon(horizons)
+    n, _ = _horizon(horizons, "horizons")
     coef = theorem4_coefficient(inst) if kind == "general" else theorem4_sharp_coefficient(inst)
     return coef * np.log(np.asarray(n, dtype=np.float64))

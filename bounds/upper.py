@@ -105,7 +105,22 @@ THEOREM3_FORMS = ("paper", "proof")
 # ---------------------------------------------------------------------------
 
 _MP = SimpleNamespace(num=mpmath.mpf, log=mpmath.log, kl=kl_mp, sum=mpmath.fsum, out=lambda x: +x)
-_MP_TO_FLOAT = SimpleNamespace(num=mpmath.mpf, log=mpmath.log, kl=kl_mp, sum=mpmath.fsum, out=float)
+
+
+def _to_float(x) -> float:
+    """Round an mpf result to float64; a ValueError (naming the weights) if it overflows."""
+    out = float(x)
+    if not math.isfinite(out):
+        raise ValueError(
+            f"the weights give a value beyond the float64 range ({mpmath.nstr(x, 6)}): a gap "
+            "between them is too small; pass dps= for an mpmath result"
+        )
+    return out
+
+
+_MP_TO_FLOAT = SimpleNamespace(
+    num=mpmath.mpf, log=mpmath.log, kl=kl_mp, sum=mpmath.fsum, out=_to_float
+)
 
 #: digits used for the float results: kl(p, q) near q = p loses about log10(1/|q - p|)
 #: digits in float64, so the coefficients are evaluated in mpmath and rounded once.
@@ -123,7 +138,7 @@ def _arith(dps):
 
 
 def _precision(dps):
-    return mpmath.workdps(_FLOAT_DPS if dps is None else V.positive_int("dps", dps))
+    return mpmath.workdps(_FLOAT_DPS if dps is None else V.digits(dps))
 
 
 def _instance(inst, K=None) -> CascadeInstance:
@@ -131,7 +146,7 @@ def _instance(inst, K=None) -> CascadeInstance:
     if (
         isinstance(inst, tuple)
         and len(inst) == 2
-        and np.ndim(inst[0]) == 1
+        and V.ndim(inst[0]) == 1
         and isinstance(inst[1], (int, np.integer))
         and not isinstance(inst[1], bool)
     ):
@@ -143,13 +158,13 @@ def _instance(inst, K=None) -> CascadeInstance:
     return inst
 
 
-def _horizon(n):
+def _horizon(n, name="n"):
     """Validate horizon(s), integers >= 1 (1e5 accepted); returns (float array, is_scalar)."""
-    if np.ndim(n) == 0:
-        return np.float64(V.positive_int("n", n)), True
-    a = V.as_float_array("n", n)
+    if V.ndim(n) == 0 and not isinstance(n, (str, bytes)):
+        return np.float64(V.positive_int(name, n)), True
+    a = V.as_float_array(name, n)
     if (a < 1).any() or not np.isfinite(a).all() or (a != np.floor(a)).any():
-        raise ValueError("n must hold integers >= 1 (horizons)")
+        raise ValueError(f"{name} must hold integers >= 1 (horizons)")
     return a, False
 
 
@@ -170,8 +185,9 @@ def _finite(x, what, eps):
     if np.all(np.isfinite(x)):
         return x
     raise ValueError(
-        f"eps = {float(eps):g} is too small: Theorem 3's {what} exceeds the float64 range "
-        "(C_2 grows like 1/eps^2); choose a larger eps"
+        f"eps = {float(eps):g} puts Theorem 3's {what} beyond the float64 range (C_2 grows "
+        "like 1/eps^2 as eps -> 0, the log n term like eps); choose eps in [1e-6, 1e3], the "
+        "range theorem3_optimal_eps searches"
     )
 
 
@@ -225,7 +241,7 @@ def theorem2_curve(instance, horizons) -> np.ndarray:
     ndarray, the shape of ``horizons`` (int >= 1 each).
     """
     inst = _instance(instance)
-    n, _ = _horizon(horizons)
+    n, _ = _horizon(horizons, "horizons")
     return np.asarray(theorem2_bound(inst, n), dtype=np.float64).reshape(np.shape(n))
 
 
@@ -244,7 +260,7 @@ def theorem2_prepeeling_coefficient(inst, K=None):
         return 0.0
     s = [Fraction(float(x)) for x in inst.sorted_weights]
     opt = s[: inst.K]
-    return float(sum(ucb1_peeling_lhs([o - we for o in opt]) for we in s[inst.K :]))
+    return _to_float(sum(ucb1_peeling_lhs([o - we for o in opt]) for we in s[inst.K :]))
 
 
 def theorem2_prepeeling(inst, n, K=None):
@@ -289,7 +305,7 @@ def theorem3_prepeeling_coefficient(inst, K=None):
     with _precision(None):  # mpmath at 30 digits, rounded once (as the leading coefficients)
         opt = [mpmath.mpf(float(x)) for x in inst.optimal_weights]
         terms = [lemma2_lhs(mpmath.mpf(float(we)), opt) for we in inst.suboptimal_weights]
-        return float(mpmath.fsum(terms))
+        return _to_float(mpmath.fsum(terms))
 
 
 def theorem3_log_term(inst, n, eps, K=None):
@@ -356,7 +372,8 @@ def _constant_parts(inst, n, eps, form):
         c = inst.K * inst.L * float(tails[worst])
     else:
         c = math.fsum((inst.gaps() * tails).ravel())
-    return c + _loglog_part(inst, n, form), float(C2[worst]), float(beta[worst])
+    c = _finite(c + _loglog_part(inst, n, form), "constant C", eps)
+    return c, float(C2[worst]), float(beta[worst])
 
 
 def theorem3_constant(inst, n, eps, K=None, form="paper"):
@@ -368,14 +385,15 @@ def theorem3_constant(inst, n, eps, K=None, form="paper"):
     if inst.regret_free:
         return _zero(n, scalar)
     if scalar:
-        return _finite(_constant_parts(inst, float(n), eps, form)[0], "C", eps)
+        return _constant_parts(inst, float(n), eps, form)[0]
     return np.array([_constant_parts(inst, float(m), eps, form)[0] for m in n.ravel()]).reshape(
         n.shape
     )
 
 
 def _bound_scalar(inst, n, eps, form):
-    return float(theorem3_log_term(inst, n, eps)) + _constant_parts(inst, n, eps, form)[0]
+    out = float(theorem3_log_term(inst, n, eps)) + _constant_parts(inst, n, eps, form)[0]
+    return _finite(out, "bound", eps)
 
 
 #: eps search interval and grid of :func:`theorem3_optimal_eps` (log-spaced grid points)
@@ -590,7 +608,7 @@ def theorem3_curve(instance, horizons, *, eps=None, form="paper", c=3.0) -> np.n
     inst = _instance(instance)
     _check_form(form)
     c = _check_c(c, form)
-    n, _ = _horizon(horizons)
+    n, _ = _horizon(horizons, "horizons")
     n = np.asarray(n, dtype=np.float64)
     flat = n.reshape(-1)
     if eps is not None:
@@ -598,7 +616,7 @@ def theorem3_curve(instance, horizons, *, eps=None, form="paper", c=3.0) -> np.n
     if flat.size == 0 or inst.regret_free:
         return np.zeros(n.shape)
     curve = _Theorem3Curve(inst, flat, form, c)
-    vals = curve.at_eps(eps) if eps is not None else curve.optimised()[0]
+    vals = _finite(curve.at_eps(eps), "bound", eps) if eps is not None else curve.optimised()[0]
     return vals.reshape(n.shape)
 
 
@@ -614,7 +632,7 @@ def theorem3_optimal_eps(inst, n, K=None, form="paper", grid=None):
     inst = _instance(inst, K)
     _check_form(form)
     n = float(V.positive_int("n", n))
-    m = _EPS_GRID if grid is None else V.positive_int("grid", grid, minimum=3)
+    m = _EPS_GRID if grid is None else V.bounded_int("grid", grid, 10**4, "grid size", minimum=3)
     if inst.regret_free:
         return _EPS_LO
     return float(_Theorem3Curve(inst, np.array([n]), form, 3.0).optimised(m)[1][0])

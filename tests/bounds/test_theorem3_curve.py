@@ -189,7 +189,7 @@ def test_curve_shapes_and_theorem3_bound_delegation():
 
 def test_curve_rejects_bad_input():
     inst = b_lb(16, 2, 0.2, 0.15)
-    with pytest.raises(ValueError, match="n must"):
+    with pytest.raises(ValueError, match="horizons must"):
         theorem3_curve(inst, [10, 0])
     with pytest.raises(ValueError, match="eps"):
         theorem3_curve(inst, [10], eps=-1.0)
