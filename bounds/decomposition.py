@@ -96,9 +96,9 @@ def _item_list(A, L, K):
         if not 0 <= int(a) < L:
             raise ValueError(f"A must hold item indices in 0..{L - 1}, got {int(a)}")
         out.append(int(a))
-    if len(out) != K:
+    if K is not None and len(out) != K:
         raise ValueError(f"A must list exactly K = {K} items, got {len(out)}")
-    if len(set(out)) != K:
+    if len(set(out)) != len(out):
         raise ValueError(f"A must not repeat an item, got {out}")
     return out
 
@@ -166,7 +166,7 @@ def expected_reward(A, w, K=None):
     Exact (Fraction) when ``w`` holds Fractions, float otherwise. ``K`` defaults to ``len(A)``.
     """
     w, K0, exact = _weights(w, K)
-    K = len(list(A)) if K0 is None else K0
+    K = len(_item_list(A, len(w), None)) if K0 is None else K0
     K = _list_size(K, len(w))
     A = _item_list(A, len(w), K)
     miss = _one(exact)

@@ -117,7 +117,10 @@ def ucb1_index(mean, count, t):
     """
     mean = V.probabilities("mean", mean)
     t = _check_times("t", t, 1)
-    V.broadcast(mean=mean, count=V.as_float_array("count", count), t=t)
+    count = V.as_float_array("count", count)
+    if (count <= 0).any() or np.isinf(count).any():
+        raise ValueError("count (number of observations) must be finite and > 0")
+    V.broadcast(mean=mean, count=count, t=t)
     out = mean + ucb1_radius(t - 1.0, count)
     return float(out) if np.ndim(out) == 0 else out
 

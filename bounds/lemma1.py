@@ -212,8 +212,11 @@ def _exact(name, v) -> Fraction:
         f = v
     elif isinstance(v, numbers.Rational):
         f = Fraction(int(v.numerator), int(v.denominator))
-    elif isinstance(v, numbers.Real) or hasattr(v, "__float__"):
-        fv = float(v)
+    elif (isinstance(v, numbers.Real) or hasattr(v, "__float__")) and not isinstance(v, str):
+        try:
+            fv = float(v)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be a number in [0, 1], got {V.show(v)}") from exc
         if fv != fv or fv in (float("inf"), float("-inf")):
             raise ValueError(f"{name} must be a finite number in [0, 1], got {V.show(v)}")
         f = Fraction(fv)  # exact value of the double

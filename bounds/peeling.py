@@ -98,13 +98,19 @@ def _convert(items, kind, name):
         if isinstance(v, bool) or isinstance(v, (str, bytes)):
             raise ValueError(f"{name}[{i}] must be a number, got {V.show(v)}")
         if kind == "iv":
-            out.append(v if isinstance(v, _IV) else mpmath.iv.mpf(v))
+            try:
+                out.append(v if isinstance(v, _IV) else mpmath.iv.mpf(v))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name}[{i}] must be a real number, got {V.show(v)}") from exc
         elif kind == "mp":
-            x = (
-                mpmath.mpf(v.numerator) / v.denominator
-                if isinstance(v, Fraction)
-                else mpmath.mpf(v)
-            )
+            try:
+                x = (
+                    mpmath.mpf(v.numerator) / v.denominator
+                    if isinstance(v, Fraction)
+                    else mpmath.mpf(v.item() if isinstance(v, np.generic) else v)
+                )
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name}[{i}] must be a real number, got {V.show(v)}") from exc
             if not mpmath.isfinite(x):
                 raise ValueError(f"{name}[{i}] must be finite, got {V.show(v)}")
             out.append(x)

@@ -21,6 +21,7 @@ import collections
 import inspect
 import math
 import os
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -167,13 +168,13 @@ def _params(obj):
 
 
 def _mentions_argument(msg, names):
-    low = msg.lower()
+    """Whether ``msg`` names one of ``names`` as a word (``n`` in "n must", not in "must")."""
     names = set(names)
     if names & {"inst", "instance", "instance_or_weights"}:
-        names |= {"weights", "k"}
+        names |= {"weights", "K"}
     if "w" in names:
         names |= {"weights"}
-    return any(n.lower() in low for n in names)
+    return any(re.search(rf"(?<![A-Za-z_]){re.escape(n)}(?![A-Za-z_])", msg) for n in names)
 
 
 def _has_nan(x):
