@@ -112,8 +112,8 @@ def _to_float(x) -> float:
     out = float(x)
     if not math.isfinite(out):
         raise ValueError(
-            f"the weights give a value beyond the float64 range ({mpmath.nstr(x, 6)}): a gap "
-            "between them is too small; pass dps= for an mpmath result"
+            f"the weights (or delta) give a value beyond the float64 range ({mpmath.nstr(x, 6)}): "
+            "a gap is too small; pass dps= for an mpmath result"
         )
     return out
 
