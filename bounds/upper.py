@@ -109,11 +109,16 @@ _MP = SimpleNamespace(num=mpmath.mpf, log=mpmath.log, kl=kl_mp, sum=mpmath.fsum,
 
 def _to_float(x) -> float:
     """Round an mpf result to float64; a ValueError (naming the weights) if it overflows."""
-    out = float(x)
+    try:
+        out = float(x)
+    except OverflowError:  # a Fraction beyond the float range
+        out = math.inf
     if not math.isfinite(out):
+        if isinstance(x, Fraction):
+            x = mpmath.mpf(x.numerator) / x.denominator
         raise ValueError(
             f"the weights (or delta) give a value beyond the float64 range ({mpmath.nstr(x, 6)}): "
-            "a gap is too small; pass dps= for an mpmath result"
+            "a gap is too small (functions with a dps= argument can return an mpmath value)"
         )
     return out
 
