@@ -267,7 +267,7 @@ def lemma2_lhs(p, p_opt):
     total = (ps[0] - pp) * inv[0]
     for k in range(1, len(ps)):
         total = total + (ps[k] - pp) * (inv[k] - inv[k - 1])
-    return _result(total, kind)
+    return _result(total, kind, "lemma2_lhs(p, p_opt)")
 
 
 def lemma2_rewritten(p, p_opt):
@@ -282,7 +282,7 @@ def lemma2_rewritten(p, p_opt):
     total = (ps[-1] - pp) / kl(pp, ps[-1])
     for k in range(K - 1):
         total = total + ((ps[k] - pp) - (ps[k + 1] - pp)) / kl(pp, ps[k])
-    return _result(total, kind)
+    return _result(total, kind, "lemma2_rewritten(p, p_opt)")
 
 
 def lemma2_rhs(p, p_opt):
@@ -293,4 +293,4 @@ def lemma2_rhs(p, p_opt):
     """
     pp, ps, kind, kl, log = _lemma2_args(p, p_opt)
     d = ps[-1] - pp
-    return _result(d * (1 - log(d)) / kl(pp, ps[-1]), kind)
+    return _result(d * (1 - log(d)) / kl(pp, ps[-1]), kind, "lemma2_rhs(p, p_opt)")
