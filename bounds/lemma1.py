@@ -312,6 +312,8 @@ def lemma1_expectation(A, B, w, check_premise=True):
         Equal whenever the premise holds (Lemma 1).
     """
     w, A, B = _check_lists(A, B, w)
+    if not isinstance(check_premise, (bool, np.bool_)):
+        raise TypeError(f"check_premise must be True or False, got {V.show(check_premise)}")
     if check_premise and not premise_holds(A, B):
         bad = [(i, j) for i, a in enumerate(A) for j, b in enumerate(B) if i != j and a == b]
         i, j = bad[0]
