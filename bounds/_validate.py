@@ -145,9 +145,14 @@ def bounded_int(name: str, x, maximum: int, why: str, *, minimum: int = 1) -> in
 MAX_DPS = 10_000
 
 
+#: Smallest mpmath precision accepted: 17 digits hold every float64 input exactly, so two
+#: distinct weights never round to one value (a zero gap, a division by zero).
+MIN_DPS = 17
+
+
 def digits(x) -> int:
-    """Validate ``dps``, decimal digits of an mpmath evaluation: an integer in [1, MAX_DPS]."""
-    return bounded_int("dps", x, MAX_DPS, "the precision limit")
+    """Validate ``dps``, decimal digits of an mpmath evaluation: an integer in [17, MAX_DPS]."""
+    return bounded_int("dps", x, MAX_DPS, "the precision limit", minimum=MIN_DPS)
 
 
 def broadcast(**arrays) -> tuple:

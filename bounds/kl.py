@@ -176,9 +176,8 @@ def kl_mp(p, q, dps: int | None = None):
         Decimal digits to work at; the global ``mp.dps`` is restored afterwards.
         Default: the current ``mp.dps``.
     """
-    if dps is None:
-        dps = mpmath.mp.dps
-    with mpmath.workdps(V.digits(dps)):
+    dps = mpmath.mp.dps if dps is None else V.digits(dps)  # None: the caller's context
+    with mpmath.workdps(dps):
         pp, qq = _as_mpf("p", p), _as_mpf("q", q)
         _check_mp_prob("p", pp)
         _check_mp_prob("q", qq)
@@ -371,6 +370,8 @@ def klucb_index_mp(mean, count, threshold, dps: int = 50):
         for name, x in (("count", count), ("threshold", threshold)):
             if mpmath.isnan(x) or x < 0:
                 raise ValueError(f"{name} must be a number >= 0, got {x}")
+        if mpmath.isinf(count):
+            raise ValueError("count must be finite")
         if count == 0:
             return mpmath.mpf(1)
         return kl_upper_root_mp(mean, threshold / count, dps)

@@ -79,7 +79,7 @@ VALID = {
     "form": st.sampled_from(["paper", "proof"]),
     "kind": st.sampled_from(["general", "sharp"]),
     "order": st.sampled_from(["decreasing", "increasing"]),
-    "dps": st.integers(15, 40),
+    "dps": st.integers(17, 40),
     "grid": st.integers(3, 60),
     "inst": instance(),
     "instance": instance(),
