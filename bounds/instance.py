@@ -63,8 +63,9 @@ class CascadeInstance:
         ``w(e) = p`` for the ``K`` optimal items and ``p - Delta`` for the other
         ``L - K``, with ``0 < Delta < p <= 1`` and ``1 <= K <= L <= 10**6``
         (``_validate.MAX_ITEMS``: larger L is refused, not left to exhaust memory); a
-        ``Delta`` so small that ``p - Delta`` rounds to ``p`` is refused. ``p - Delta`` is formed exactly from the
-        shortest decimal forms of p and Delta and rounded once, so B_LB(16, 2, 0.2, 0.15)
+        ``Delta`` so small that ``p - Delta`` rounds to ``p`` is refused. ``p - Delta`` is
+        formed exactly from the shortest decimal forms of p and Delta and rounded once, so
+        B_LB(16, 2, 0.2, 0.15)
         has ``w = 0.05`` (the double nearest 1/20) for its suboptimal items.
         """
         L, K, p, delta = V.b_lb_parameters(L, K, p, delta)
