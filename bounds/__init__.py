@@ -45,14 +45,26 @@ from cascading_bandits.bounds.lemma1 import (
     prove_lemma1,
     prove_lemma1_induction_step,
 )
-from cascading_bandits.bounds.lower import theorem4_bound, theorem4_coefficient, theorem4_general_coefficient
-from cascading_bandits.bounds.peeling import lemma2_lhs, lemma2_rhs, ucb1_peeling_lhs, ucb1_peeling_rhs
+from cascading_bandits.bounds.lower import (
+    theorem4_bound,
+    theorem4_coefficient,
+    theorem4_curve,
+    theorem4_general_coefficient,
+)
+from cascading_bandits.bounds.peeling import (
+    lemma2_lhs,
+    lemma2_rhs,
+    ucb1_peeling_lhs,
+    ucb1_peeling_rhs,
+)
 from cascading_bandits.bounds.upper import (
     theorem2_bound,
+    theorem2_curve,
     theorem2_leading_coefficient,
     theorem2_prepeeling,
     theorem3_bound,
     theorem3_constant,
+    theorem3_curve,
     theorem3_leading_coefficient,
     theorem3_optimal_eps,
     theorem3_prepeeling,
@@ -86,14 +98,17 @@ __all__ = [
     "ucb1_peeling_lhs",
     "ucb1_peeling_rhs",
     "theorem2_bound",
+    "theorem2_curve",
     "theorem2_leading_coefficient",
     "theorem2_prepeeling",
     "theorem3_bound",
+    "theorem3_curve",
     "theorem3_constant",
     "theorem3_leading_coefficient",
     "theorem3_optimal_eps",
     "theorem3_prepeeling",
     "theorem4_bound",
+    "theorem4_curve",
     "theorem4_coefficient",
     "theorem4_general_coefficient",
     "discussion_orders",

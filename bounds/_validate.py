@@ -12,6 +12,30 @@ import numbers
 import numpy as np
 
 
+#: Largest number of items L of B_LB(L, K, p, Delta) (and of the discussion's orders): the
+#: instance stores L weights and the bounds sum over them in mpmath, so L = 1e6 already
+#: takes seconds; larger L is refused with a ValueError instead of a MemoryError.
+MAX_ITEMS = 10**6
+
+
+def show(x) -> str:
+    """A short, plain rendering of a user's value for an error message (no numpy reprs)."""
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape}" if x.ndim else show(x.item())
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def ndim(x) -> int:
+    """``np.ndim(x)``, or -1 for a ragged nested sequence (numpy refuses those)."""
+    try:
+        return np.ndim(x)
+    except ValueError:
+        return -1
+
+
 def _describe(x) -> str:
     a = np.asarray(x)
     if a.ndim == 0:
@@ -22,11 +46,15 @@ def _describe(x) -> str:
 def as_float_array(name: str, x, *, ndim: int | None = None) -> np.ndarray:
     """Convert ``x`` to a float64 array, rejecting non-numeric input and NaN."""
     if isinstance(x, (str, bytes)):
-        raise ValueError(f"{name} must be numeric, got the string {x!r}")
+        raise ValueError(f"{name} must be numeric, got the string {show(x)}")
+    if x is None:
+        raise TypeError(f"{name} must be numeric (a number or an array of numbers), got None")
     try:
         a = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric, got {x!r}") from exc
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(
+            f"{name} must be numeric (a number or a regular array of numbers), got {show(x)}"
+        ) from exc
     if ndim is not None and a.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-dimensional array, got shape {a.shape}")
     if np.isnan(a).any():
@@ -55,8 +83,12 @@ def probability(name: str, x, *, open_low=False, open_high=False) -> float:
 
 
 def _scalar(name: str, x) -> None:
-    if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.ndarray, np.generic)):
-        raise ValueError(f"{name} must be a real number, got {x!r}")
+    if x is None:
+        raise TypeError(f"{name} must be a real number, got None")
+    if isinstance(x, (bool, np.bool_)) or not isinstance(
+        x, (numbers.Real, np.ndarray, np.integer, np.floating)
+    ):
+        raise ValueError(f"{name} must be a real number, got {show(x)}")
     if isinstance(x, np.ndarray) and x.ndim != 0:
         raise ValueError(f"{name} must be a scalar, got an array of shape {x.shape}")
 
@@ -64,21 +96,28 @@ def _scalar(name: str, x) -> None:
 def positive_real(name: str, x, *, allow_zero=False, allow_inf=False) -> float:
     """Validate a real number > 0 (or >= 0 with ``allow_zero``); finite unless ``allow_inf``."""
     _scalar(name, x)
-    v = float(x)
+    try:
+        v = float(x)
+    except OverflowError:  # an int beyond the float range
+        v = math.inf if x > 0 else -math.inf
+    need = ">= 0" if allow_zero else "> 0"
     if math.isnan(v):
-        raise ValueError(f"{name} must not be NaN")
-    if math.isinf(v) and not allow_inf:
-        raise ValueError(f"{name} must be finite, got {v}")
+        raise ValueError(f"{name} must be a number {need}, got NaN")
+    if math.isinf(v) and not allow_inf and v > 0:
+        raise ValueError(f"{name} must be finite, got {show(x)}")
     if v < 0 or (v == 0 and not allow_zero):
-        need = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {need}, got {x!r}")
+        raise ValueError(f"{name} must be {need}, got {show(x)}")
     return v
 
 
 def positive_int(name: str, x, *, minimum: int = 1) -> int:
     """Validate an integer >= ``minimum`` (floats equal to an integer, e.g. 1e5, are accepted)."""
-    if isinstance(x, bool):
+    if x is None:
+        raise TypeError(f"{name} must be an integer >= {minimum}, got None")
+    if isinstance(x, (bool, np.bool_)):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {x!r}")
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x.item()
     if isinstance(x, (numbers.Integral, np.integer)):
         v = int(x)
     elif (
@@ -88,10 +127,43 @@ def positive_int(name: str, x, *, minimum: int = 1) -> int:
     ):
         v = int(x)
     else:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {x!r}")
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {show(x)}")
     if v < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {v}")
     return v
+
+
+def bounded_int(name: str, x, maximum: int, why: str, *, minimum: int = 1) -> int:
+    """An integer in ``[minimum, maximum]``; ``why`` says where the maximum comes from."""
+    v = positive_int(name, x, minimum=minimum)
+    if v > maximum:
+        raise ValueError(f"{name} must be an integer <= {maximum} ({why}), got {show(x)}")
+    return v
+
+
+#: Largest mpmath precision accepted (``dps=``): 1e4 digits already takes seconds per kl.
+MAX_DPS = 10_000
+
+
+#: Smallest mpmath precision accepted: 17 digits hold every float64 input exactly, so two
+#: distinct weights never round to one value (a zero gap, a division by zero).
+MIN_DPS = 17
+
+
+def digits(x) -> int:
+    """Validate ``dps``, decimal digits of an mpmath evaluation: an integer in [17, MAX_DPS]."""
+    return bounded_int("dps", x, MAX_DPS, "the precision limit", minimum=MIN_DPS)
+
+
+def broadcast(**arrays) -> tuple:
+    """The broadcast shape of named arrays, or a ValueError naming them and their shapes."""
+    try:
+        return np.broadcast_shapes(*(np.shape(a) for a in arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"{k} {np.shape(a)}" for k, a in arrays.items())
+        raise ValueError(
+            f"{', '.join(arrays)} must broadcast together (numpy rules); got shapes {shapes}"
+        ) from None
 
 
 def list_size(K, L) -> int:
@@ -104,17 +176,28 @@ def list_size(K, L) -> int:
 
 def choice(name: str, x, allowed) -> str:
     """Validate that ``x`` is one of ``allowed`` names."""
-    if x not in allowed:
-        raise ValueError(f"unknown {name} {x!r}; allowed: {', '.join(map(str, allowed))}")
+    if not isinstance(x, str) or x not in allowed:
+        raise ValueError(f"unknown {name} {show(x)}; allowed: {', '.join(map(str, allowed))}")
     return x
 
 
 def b_lb_parameters(L, K, p, delta):
-    """Validate B_LB(L, K, p, Delta) (eq. 6): ``1 <= K <= L``, ``0 < Delta < p <= 1``."""
-    L = positive_int("L", L)
+    """Validate B_LB(L, K, p, Delta) (eq. 6): ``1 <= K <= L <= MAX_ITEMS``, ``0 < Delta < p <= 1``.
+
+    ``p - Delta`` must also be distinguishable from ``p`` in float64 (the instance stores it):
+    a Delta below about ``1e-16 p`` is refused.
+    """
+    from fractions import Fraction
+
+    L = bounded_int("L", L, MAX_ITEMS, "the size limit of B_LB")
     K = list_size(K, L)
     p = probability("p", p, open_low=True)
     delta = positive_real("delta", delta)
     if not delta < p:
         raise ValueError(f"delta must satisfy 0 < delta < p = {p}, got {delta}")
+    if float(Fraction(repr(p)) - Fraction(repr(delta))) == p:
+        raise ValueError(
+            f"delta = {delta} is below the float64 resolution at p = {p}: p - delta rounds to p "
+            "(B_LB stores p - delta); choose a larger delta"
+        )
     return L, K, p, delta

@@ -62,11 +62,11 @@ def _weights(w, K=None):
             raise ValueError(f"K = {K} disagrees with the instance's K = {w.K}")
         return [float(x) for x in w.weights], w.K, False
     if isinstance(w, (str, bytes)):
-        raise ValueError(f"w must be a sequence of probabilities, got the string {w!r}")
+        raise ValueError(f"w must be a sequence of probabilities, got the string {V.show(w)}")
     try:
         items = list(w)
     except TypeError as exc:
-        raise ValueError(f"w must be a sequence of probabilities, got {w!r}") from exc
+        raise ValueError(f"w must be a sequence of probabilities, got {V.show(w)}") from exc
     exact = any(isinstance(x, (Fraction, str)) for x in items)
     if exact:
         return exact_probabilities(items), K, True
@@ -84,21 +84,21 @@ def _list_size(K, L):
 
 def _item_list(A, L, K):
     if isinstance(A, (str, bytes)):
-        raise ValueError(f"A must be a list of item indices, got the string {A!r}")
+        raise ValueError(f"A must be a list of item indices, got the string {V.show(A)}")
     try:
         items = list(np.asarray(A).ravel()) if isinstance(A, np.ndarray) else list(A)
     except TypeError as exc:
-        raise ValueError(f"A must be a list of item indices, got {A!r}") from exc
+        raise ValueError(f"A must be a list of item indices, got {V.show(A)}") from exc
     out = []
     for a in items:
         if isinstance(a, bool) or not isinstance(a, (numbers.Integral, np.integer)):
-            raise ValueError(f"A must hold integer item indices in 0..{L - 1}, got {a!r}")
+            raise ValueError(f"A must hold integer item indices in 0..{L - 1}, got {V.show(a)}")
         if not 0 <= int(a) < L:
             raise ValueError(f"A must hold item indices in 0..{L - 1}, got {int(a)}")
         out.append(int(a))
-    if len(out) != K:
+    if K is not None and len(out) != K:
         raise ValueError(f"A must list exactly K = {K} items, got {len(out)}")
-    if len(set(out)) != K:
+    if len(set(out)) != len(out):
         raise ValueError(f"A must not repeat an item, got {out}")
     return out
 
@@ -166,7 +166,7 @@ def expected_reward(A, w, K=None):
     Exact (Fraction) when ``w`` holds Fractions, float otherwise. ``K`` defaults to ``len(A)``.
     """
     w, K0, exact = _weights(w, K)
-    K = len(list(A)) if K0 is None else K0
+    K = len(_item_list(A, len(w), None)) if K0 is None else K0
     K = _list_size(K, len(w))
     A = _item_list(A, len(w), K)
     miss = _one(exact)

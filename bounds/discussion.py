@@ -31,7 +31,7 @@ from __future__ import annotations
 import mpmath
 
 from cascading_bandits.bounds import _validate as V
-from cascading_bandits.bounds.upper import _arith, _precision
+from cascading_bandits.bounds.upper import _FLOAT_DPS, _arith
 
 __all__ = [
     "eq7_lower_order",
@@ -57,6 +57,17 @@ def _args(L, K, delta):
     return L, K, delta
 
 
+def _precision_for(dps, delta):
+    """``_precision(dps)`` plus ``log10(1/delta)`` digits: ``p - Delta`` must not round to p.
+
+    ``kl(p - Delta, p) = O(Delta^2)`` and ``p - Delta`` is formed in mpmath, so a Delta below
+    the working precision would give ``kl = 0``; the extra digits keep it exact.
+    """
+    base = _FLOAT_DPS if dps is None else V.digits(dps)
+    extra = max(0, int(mpmath.ceil(-mpmath.log10(delta)))) + 5
+    return mpmath.workdps(base + extra)
+
+
 def _kl_blb(a, K, D):
     P = 1 / a.num(K)
     return P, a.kl(P - D, P)
@@ -66,7 +77,7 @@ def eq7_lower_order(L, K, delta, dps=None):
     """Eq. (7): ``(L - K) Delta / kl(p - Delta, p)`` with ``p = 1/K``."""
     L, K, delta = _args(L, K, delta)
     a = _arith(dps)
-    with _precision(dps):
+    with _precision_for(dps, delta):
         D = a.num(delta)
         _, k = _kl_blb(a, K, D)
         return a.out((L - K) * D / k)
@@ -76,7 +87,7 @@ def eq8_ucb1_orders(L, K, delta, dps=None):
     """Eq. (8): the four forms of the CascadeUCB1 order (module docstring), as a list."""
     L, K, delta = _args(L, K, delta)
     a = _arith(dps)
-    with _precision(dps):
+    with _precision_for(dps, delta):
         D = a.num(delta)
         P, k = _kl_blb(a, K, D)
         return [
@@ -91,7 +102,7 @@ def eq9_klucb_order(L, K, delta, dps=None):
     """Eq. (9): ``(L - K) Delta (1 + log(1/Delta)) / kl(p - Delta, p)`` with ``p = 1/K``."""
     L, K, delta = _args(L, K, delta)
     a = _arith(dps)
-    with _precision(dps):
+    with _precision_for(dps, delta):
         D = a.num(delta)
         _, k = _kl_blb(a, K, D)
         return a.out((L - K) * D * (1 - a.log(D)) / k)
@@ -120,7 +131,7 @@ def leading_ratio_klucb_ucb1(K, delta, dps=None):
     K = V.positive_int("K", K)
     _, K, delta = _args(K, K, delta)
     a = _arith(dps)
-    with _precision(dps):
+    with _precision_for(dps, delta):
         return a.out(_ratio(a, K, a.num(delta)))
 
 
@@ -140,7 +151,7 @@ def klucb_below_ucb1_delta(K, dps=30):
     K = V.positive_int("K", K)
     if K == 1:
         return mpmath.mpf(0)
-    dps = V.positive_int("dps", dps)
+    dps = V.digits(dps)
     # Asymptotically the ratio is p(1-p)(1 + log(1/Delta))/6, so it exceeds 1 at
     # log Delta = lo below. kl(p - Delta, p) = O(Delta^2) comes from terms O(Delta) that
     # cancel, so work with enough extra digits to resolve Delta = e^lo.

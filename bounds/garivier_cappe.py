@@ -129,6 +129,7 @@ __all__ = [
     "GC_LOGLOG_CONSTANT",
     "klucb_tail_constants",
     "klucb_tail_constants_mp",
+    "klucb_tail_constants_array",
     "klucb_tail_root",
     "klucb_tail_bound",
     "klucb_tail_chernoff_sum",
@@ -154,7 +155,7 @@ def _check_pair(mu, mu_star, eps):
     if not mu < mu_star:
         raise ValueError(
             "mu (suboptimal mean) must be < mu_star (optimal mean); "
-            f"got mu = {mu!r}, mu_star = {mu_star!r}"
+            f"got mu = {V.show(mu)}, mu_star = {V.show(mu_star)}"
         )
     eps = V.positive_real("eps", eps)
     return mu, mu_star, eps
@@ -213,7 +214,7 @@ def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
     (``r`` is ``None`` when ``mu = 0``: it is not needed, ``kl(r, 0) = inf``).
     """
     _check_pair(float(mpmath.mpf(mu)), float(mpmath.mpf(mu_star)), float(mpmath.mpf(eps)))
-    dps = V.positive_int("dps", dps)
+    dps = V.digits(dps)
     with mpmath.workdps(_work_dps(float(eps), dps + 10)):
         m, ms, e = mpmath.mpf(mu), mpmath.mpf(mu_star), mpmath.mpf(eps)
         if not m < ms:
@@ -265,6 +266,179 @@ def klucb_tail_constants(mu, mu_star, eps):
     """
     mu, mu_star, eps = _check_pair(mu, mu_star, eps)
     return _constants_float(mu, mu_star, eps)
+
+
+# --------------------------------------------------------------------------
+# C_2 and beta in float64, vectorised (for curves over n and the search for eps)
+# --------------------------------------------------------------------------
+
+# phi(t) = (1 + t) log1p(t) - t = sum_{k>=2} (-1)^k t^k / (k (k - 1)), |t| < 1; for |t| < 0.1
+# the terms k = 2..19 leave a relative remainder below 1e-18.
+_PHI_COEFS = np.array([(-1.0) ** k / (k * (k - 1)) for k in range(19, 1, -1)])
+
+
+def _kl_part(p, q, delta):
+    """``p log(p/q) - (p - q)`` for ``q > 0``, ``delta = p - q`` given (not re-formed).
+
+    ``= q phi(delta/q)``; the series is used for ``|delta/q| < 0.1`` (no cancellation), the
+    direct form ``p log1p(delta/q) - delta`` otherwise (it loses at most ``log10(20)``
+    digits there).
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t = delta / q
+        small = np.abs(t) < 0.1
+        ts = np.where(small, t, 0.0)
+        poly = np.zeros_like(ts)
+        for a in _PHI_COEFS:
+            poly = poly * ts + a
+        series = q * ts * ts * poly
+        pp = np.where(p > 0, p, 1.0)
+        # log(p/q) as log1p(t) (t exact to 1 ulp, so no log p - log q cancellation) unless
+        # p << q (t rounds towards -1) or t overflows (q subnormal): there |log(p/q)| >= log 2
+        mid = (t > -0.5) & (t < 1e300)
+        lr = np.where(mid, np.log1p(np.where(mid, t, 0.0)), np.log(pp) - np.log(q))
+        direct = np.where(p > 0, pp * lr, 0.0) - delta
+    return np.where(small, series, direct)
+
+
+def _kl_float(p, q, delta, pc=None, qc=None):
+    """``kl(p, q)`` for ``0 <= p <= 1``, ``0 < q < 1`` with ``delta = p - q`` (no cancellation).
+
+    ``pc``, ``qc``: ``1 - p`` and ``1 - q`` when the caller has them more accurately than
+    the rounded ``p``, ``q`` give them (``r = mu + x`` is rounded, ``(1 - mu) - x`` is not).
+    """
+    pc = 1.0 - p if pc is None else pc
+    qc = 1.0 - q if qc is None else qc
+    return _kl_part(p, q, delta) + _kl_part(pc, qc, -delta)
+
+
+def _tail_kl_float(mu, mu_star, eps, x_start=None, max_iter=200):
+    """``(kl(r, mu), kl(mu, mu*), r - mu)`` for validated float arrays (broadcast; no checks).
+
+    ``mu = 0`` gives ``kl(r, mu) = inf`` (and x = nan: r is not needed); ``mu* = 1`` the
+    continuous extension ``r = (mu + eps)/(1 + eps)`` with ``kl(mu, mu*) = inf``.
+    ``x_start`` (optional, broadcastable) is a point at or below the root ``r - mu``, e.g.
+    the root at a smaller eps (``r`` increases with eps); Newton then starts there.
+    """
+    mu, mu_star, eps = np.broadcast_arrays(
+        np.asarray(mu, dtype=np.float64),
+        np.asarray(mu_star, dtype=np.float64),
+        np.asarray(eps, dtype=np.float64),
+    )
+    shape = mu.shape
+    k_out = np.full(shape, np.inf)
+    d_out = np.full(shape, np.inf)
+    x_out = np.full(shape, np.nan)
+    zero = mu == 0
+    one = (mu_star == 1) & ~zero
+    gen = ~zero & ~one
+    if zero.any():
+        z = zero & (mu_star < 1)
+        d_out[z] = -np.log1p(-mu_star[z])
+    if one.any():  # continuous extension mu* -> 1 (module docstring): r = (mu + eps)/(1 + eps)
+        m, e = mu[one], eps[one]
+        x = (1 - m) * (e / (1 + e))
+        k_out[one] = _kl_float(m + x, m, x, pc=(1 - m) - x)
+        x_out[one] = x
+    if gen.any():
+        m, s, e = mu[gen], mu_star[gen], eps[gen]
+        D = s - m
+        d = _kl_float(m, s, -D)
+        target = d * (e / (1 + e))
+        if x_start is None:
+            x = np.zeros_like(m)
+        else:
+            x = np.clip(np.broadcast_to(x_start, shape)[gen], 0.0, D)
+        live = np.ones(m.shape, dtype=bool)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            for _ in range(max_iter):
+                r = m + x
+                rc = (1 - m) - x  # 1 - r without r's rounding
+                y = D - x
+                # g'(x) = logit mu* - logit r = log(mu*/r) + log1p(y/(1 - mu*)); log(mu*/r)
+                # as log1p(y/r) near the root's end, as log mu* - log r where y/r may overflow
+                ratio = np.where(y > r, np.log(s) - np.log(r), np.log1p(y / r))
+                slope = ratio + np.log1p(y / (1 - s))
+                g = _kl_float(m, r, -x, qc=rc) + x * slope - target
+                new = x - g / slope
+                new = np.where(new >= D, (x + D) / 2, new)  # rounding only (concavity)
+                # Newton from below increases to the root; stop at g >= 0 or no progress
+                live &= (g < 0) & (new > x) & np.isfinite(new)
+                if not live.any():
+                    break
+                x = np.where(live, new, x)
+            # For eps > 1 the root is near mu*, where g' is small and g's rounding (relative to
+            # d) moves x; polish y = mu* - r on h(y) = kl(mu* - y, mu*) - d/(1 + eps), whose
+            # rounding is relative to d/(1 + eps) (h is convex increasing, h'(y) = g'(x)).
+            big = e > 1
+            if big.any():
+                idx = np.nonzero(big)[0]
+                sb, Db, db, eb = s[idx], D[idx], d[idx], e[idx]
+                y = Db - x[idx]
+                for _ in range(3):
+                    h = _kl_float(sb - y, sb, -y, pc=(1 - sb) + y) - db / (1 + eb)
+                    sl = np.log1p(y / (sb - y)) + np.log1p(y / (1 - sb))
+                    y_new = y - h / sl
+                    ok = np.isfinite(y_new) & (y_new > 0) & (y_new < Db)
+                    y = np.where(ok, y_new, y)
+                x[idx] = Db - y
+            k_out[gen] = _kl_float(m + x, m, x, pc=(1 - m) - x)
+        d_out[gen] = d
+        x_out[gen] = x
+    return k_out, d_out, x_out
+
+
+def _c2_beta(k, d, eps, mu):
+    """``C_2 = 1/(1 - exp(-k))`` and ``beta = (1 + eps) k / d`` with the edge rules (S4)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        C2 = -1.0 / np.expm1(-k)  # k = inf (mu = 0): 1
+        beta = np.where(mu == 0, np.inf, (1 + eps) * k / d)  # d = inf (mu* = 1): 0
+    return C2, beta
+
+
+def _tail_constants_float(mu, mu_star, eps, x_start=None):
+    """(C2, beta, x = r - mu) for validated float arrays (see :func:`_tail_kl_float`)."""
+    k, d, x = _tail_kl_float(mu, mu_star, eps, x_start=x_start)
+    C2, beta = _c2_beta(k, d, eps, np.broadcast_to(np.asarray(mu, dtype=np.float64), k.shape))
+    return C2, beta, x
+
+
+def klucb_tail_constants_array(mu, mu_star, eps):
+    """``(C_2, beta)`` of :func:`klucb_tail_constants` for arrays of pairs, in float64.
+
+    The same quantities (steps S2-S4 of the module docstring), computed without mpmath:
+    ``r`` by Newton's method on ``g`` (module docstring, Precision) from ``x = 0`` in
+    float64, ``kl`` in a cancellation-free form (``q phi((p - q)/q)``, ``phi`` by its
+    series near 0). Accuracy: relative error below 1e-12 against the 50-digit values
+    for ``eps`` in ``[1e-6, 1e3]`` and pairs in ``[0, 1]`` (tested); about 1000 times
+    faster than the mpmath path. For ``eps`` so small that ``kl(r, mu)`` underflows,
+    ``C_2`` is ``inf`` (it exceeds the float range).
+
+    Parameters
+    ----------
+    mu, mu_star, eps : array_like, broadcast together
+        ``0 <= mu < mu_star <= 1``, ``eps > 0`` finite.
+
+    Returns
+    -------
+    (C2, beta) : two ndarrays of the broadcast shape (same edge rules as the scalar form).
+    """
+    mu = V.probabilities("mu", mu)
+    mu_star = V.probabilities("mu_star", mu_star)
+    eps = V.as_float_array("eps", eps)
+    if (eps <= 0).any() or not np.isfinite(eps).all():
+        raise ValueError("eps must hold finite numbers > 0")
+    try:
+        b_mu, b_ms, b_eps = np.broadcast_arrays(mu, mu_star, eps)
+    except ValueError:
+        raise ValueError(
+            f"mu, mu_star and eps must broadcast together; got shapes {mu.shape}, "
+            f"{mu_star.shape}, {eps.shape}"
+        ) from None
+    if not (b_mu < b_ms).all():
+        raise ValueError("mu (suboptimal mean) must be < mu_star (optimal mean) in every pair")
+    C2, beta, _ = _tail_constants_float(b_mu, b_ms, b_eps)
+    return C2, beta
 
 
 def klucb_tail_root(mu, mu_star, eps) -> float:
@@ -496,6 +670,36 @@ def klucb_loglog_term(n, c=3.0) -> float:
     if n <= _EXACT_LIMIT:
         return _F_exact(n, float(c))
     return _F_exact(_EXACT_LIMIT, float(c)) + _tail_integral(_EXACT_LIMIT, n, float(c))
+
+
+def _loglog_terms(ns, c):
+    """``F(n)`` for an array of validated integer horizons (float array), one pass over t.
+
+    Sums the same chunks in the same order as :func:`klucb_loglog_term` (bit-identical
+    results), but evaluates Theorem 10's terms once for all horizons.
+    """
+    ns = np.asarray(ns, dtype=np.float64)
+    out = np.empty(ns.shape)
+    flat = ns.ravel()
+    res = out.reshape(-1)
+    small = flat <= _EXACT_LIMIT
+    top = int(flat[small].max()) if small.any() else 0
+    if flat[~small].size:
+        top = _EXACT_LIMIT
+    order = np.argsort(flat, kind="stable")
+    pos, acc, start = 0, 0.0, 1
+    while start <= top:
+        stop = min(top, start + _CHUNK - 1)
+        terms = _theorem10(np.arange(start, stop + 1, dtype=np.float64), c)
+        while pos < order.size and flat[order[pos]] <= min(stop, _EXACT_LIMIT):
+            m = int(flat[order[pos]])
+            res[order[pos]] = acc + float(np.sum(terms[: m - start + 1])) if m >= start else acc
+            pos += 1
+        acc += float(np.sum(terms))
+        start = stop + 1
+    for i in np.nonzero(~small)[0]:
+        res[i] = acc + _tail_integral(_EXACT_LIMIT, int(flat[i]), c)
+    return out
 
 
 def klucb_loglog_constant(n, c=3.0) -> float:

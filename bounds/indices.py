@@ -71,7 +71,8 @@ def ucb1_radius_scalar(t, s, alpha):
 def _check_times(name, t, minimum):
     a = V.as_float_array(name, t)
     if (a < minimum).any() or np.isinf(a).any():
-        raise ValueError(f"{name} must be finite and >= {minimum}, got min {a.min()!r}")
+        bad = a[(a < minimum) | np.isinf(a)]
+        raise ValueError(f"{name} must be finite and >= {minimum}, got {float(bad.flat[0])}")
     return a
 
 
@@ -111,6 +112,7 @@ def ucb1_radius(t, s):
     s = V.as_float_array("s", s)
     if (s <= 0).any() or np.isinf(s).any():
         raise ValueError("s (number of observations) must be finite and > 0")
+    V.broadcast(t=t, s=s)
     out = np.sqrt(1.5 * np.where(t > 1, np.log(np.maximum(t, 1)), 0.0) / s)
     return float(out) if out.ndim == 0 else out
 
@@ -127,10 +129,16 @@ def ucb1_index(mean, count, t):
     """
     mean = V.probabilities("mean", mean)
     t = _check_times("t", t, 1)
+    count = V.as_float_array("count", count)
+    if (count <= 0).any() or np.isinf(count).any():
+        raise ValueError("count (number of observations) must be finite and > 0")
+    V.broadcast(mean=mean, count=count, t=t)
     out = mean + ucb1_radius(t - 1.0, count)
     return float(out) if np.ndim(out) == 0 else out
 
 
 def cascade_klucb_index(mean, count, t, c=3.0):
     """CascadeKL-UCB index at step t: ``klucb_index(mean, count, log t + c log log t)``."""
-    return klucb_index(mean, count, klucb_threshold(t, c))
+    thr = klucb_threshold(t, c)
+    V.broadcast(mean=V.as_float_array("mean", mean), count=V.as_float_array("count", count), t=thr)
+    return klucb_index(mean, count, thr)

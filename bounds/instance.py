@@ -40,6 +40,8 @@ class CascadeInstance:
     _sorted: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        if self.weights is None:
+            raise TypeError("weights must be a sequence of probabilities, got None")
         w = V.probabilities("weights", self.weights, ndim=1)
         if w.size == 0:
             raise ValueError("weights must hold at least one attraction probability")
@@ -59,8 +61,11 @@ class CascadeInstance:
         """The lower-bound problem B_LB(L, K, p, Delta) of Section 4.3, eq. (6).
 
         ``w(e) = p`` for the ``K`` optimal items and ``p - Delta`` for the other
-        ``L - K``, with ``0 < Delta < p <= 1``. ``p - Delta`` is formed exactly from the
-        shortest decimal forms of p and Delta and rounded once, so B_LB(16, 2, 0.2, 0.15)
+        ``L - K``, with ``0 < Delta < p <= 1`` and ``1 <= K <= L <= 10**6``
+        (``_validate.MAX_ITEMS``: larger L is refused, not left to exhaust memory); a
+        ``Delta`` so small that ``p - Delta`` rounds to ``p`` is refused. ``p - Delta`` is
+        formed exactly from the shortest decimal forms of p and Delta and rounded once, so
+        B_LB(16, 2, 0.2, 0.15)
         has ``w = 0.05`` (the double nearest 1/20) for its suboptimal items.
         """
         L, K, p, delta = V.b_lb_parameters(L, K, p, delta)
@@ -99,6 +104,17 @@ class CascadeInstance:
         """Whether the optimal list is unique as a set, ``w(K) > w(K+1)`` (Section 3.1)."""
         return self.K == self.L or self._sorted[self.K - 1] > self._sorted[self.K]
 
+    @property
+    def regret_free(self) -> bool:
+        """Whether no policy can incur regret: ``K = L``, or all weights equal (every gap 0).
+
+        Then every list of K items has the optimal reward, ``R(n) = 0`` for every n, and
+        the bounds of :mod:`bounds.upper` and :mod:`bounds.lower` are defined as 0 (the
+        exact regret); ``C_2`` and ``beta`` (which need a pair with a positive gap) are
+        undefined (:func:`bounds.upper.theorem3_details` gives None).
+        """
+        return self.K == self.L or bool(self._sorted[0] == self._sorted[-1])
+
     def gaps(self) -> np.ndarray:
         """Gaps ``Delta_{e,e*} = w(e*) - w(e)`` of eq. (3).
 
@@ -114,8 +130,9 @@ class CascadeInstance:
         """Raise ``ValueError`` unless ``w(K) > w(K+1)``, the premise of Theorems 2-4."""
         if not self.has_unique_optimum:
             raise ValueError(
-                "the bound needs a unique optimal set, w(K) > w(K+1) after sorting; "
-                f"got w(K) = w(K+1) = {self._sorted[self.K - 1]!r}"
+                "the weights must have a unique optimal set, w(K) > w(K+1) after sorting "
+                "(the premise of Theorems 2-4); "
+                f"got w(K) = w(K+1) = {float(self._sorted[self.K - 1])}"
             )
 
     def optimal_reward(self) -> float:
@@ -131,9 +148,15 @@ def b_lb(L, K, p, delta) -> CascadeInstance:
 def as_instance(instance_or_weights, K=None) -> CascadeInstance:
     """Accept a :class:`CascadeInstance` or plain attraction probabilities plus ``K``."""
     if isinstance(instance_or_weights, CascadeInstance):
-        if K is not None and int(K) != instance_or_weights.K:
-            raise ValueError(f"K = {K} disagrees with the instance's K = {instance_or_weights.K}")
+        if K is not None and V.positive_int("K", K) != instance_or_weights.K:
+            raise ValueError(
+                f"K = {V.show(K)} disagrees with the instance's K = {instance_or_weights.K}"
+            )
         return instance_or_weights
     if K is None:
         raise ValueError("K is required when attraction probabilities are given as an array")
+    if instance_or_weights is None:
+        raise TypeError(
+            "weights must be a CascadeInstance or a sequence of probabilities, got None"
+        )
     return CascadeInstance(instance_or_weights, K)

@@ -161,6 +161,7 @@ def kl(p, q):
     """
     p = V.probabilities("p", p)
     q = V.probabilities("q", q)
+    V.broadcast(p=p, q=q)
     out = _kl_ufunc(p, q)
     return float(out) if np.ndim(out) == 0 else out
 
@@ -175,10 +176,9 @@ def kl_mp(p, q, dps: int | None = None):
         Decimal digits to work at; the global ``mp.dps`` is restored afterwards.
         Default: the current ``mp.dps``.
     """
-    if dps is None:
-        dps = mpmath.mp.dps
-    with mpmath.workdps(V.positive_int("dps", dps)):
-        pp, qq = mpmath.mpf(p), mpmath.mpf(q)
+    dps = mpmath.mp.dps if dps is None else V.digits(dps)  # None: the caller's context
+    with mpmath.workdps(dps):
+        pp, qq = _as_mpf("p", p), _as_mpf("q", q)
         _check_mp_prob("p", pp)
         _check_mp_prob("q", qq)
         return _kl_py_mp(pp, qq)
@@ -198,17 +198,42 @@ def kl_iv(p, q):
         (at the current ``iv.prec``). It is valid but loose where ``p`` touches 0 or 1 or
         ``q`` touches 0 or 1 without being the degenerate interval.
     """
-    pi, qi = _as_iv(p), _as_iv(q)
+    pi, qi = _as_iv("p", p), _as_iv("q", q)
     for name, x in (("p", pi), ("q", qi)):
         if x.a < 0 or x.b > 1:
             raise ValueError(f"{name} must lie in [0, 1], got the interval {x}")
     return _kl_py_iv(pi, qi)
 
 
-def _as_iv(x):
-    if isinstance(x, (list, tuple)):
-        return mpmath.iv.mpf(list(x))
-    return mpmath.iv.mpf(x)
+_NUMBER_TYPES = (int, float, np.integer, np.floating, mpmath.mpf, str)
+
+
+def _as_mpf(name, x):
+    """``mpmath.mpf(x)`` for a real number or a numeric string; ValueError/TypeError naming it."""
+    if x is None or isinstance(x, (bool, np.bool_)) or not isinstance(x, _NUMBER_TYPES):
+        raise TypeError(f"{name} must be a real number or a numeric string, got {V.show(x)}")
+    try:
+        return mpmath.mpf(x.item() if isinstance(x, np.generic) else x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a real number in [0, 1], got {V.show(x)}") from exc
+
+
+def _as_iv(name, x):
+    """An ``iv.mpf`` from an interval, a number or a ``[lo, hi]`` pair (checked, named)."""
+    if isinstance(x, mpmath.iv.mpf):
+        out = x
+    elif isinstance(x, (list, tuple)):
+        if len(x) != 2:
+            raise ValueError(f"{name} must be an [lo, hi] pair, got {len(x)} values")
+        lo, hi = (_as_mpf(name, v) for v in x)
+        if not lo <= hi:
+            raise ValueError(f"{name} must be an [lo, hi] pair with lo <= hi, got {V.show(x)}")
+        out = mpmath.iv.mpf([lo, hi])
+    else:
+        out = mpmath.iv.mpf(_as_mpf(name, x))
+    if mpmath.isnan(out.a) or mpmath.isnan(out.b):
+        raise ValueError(f"{name} must not be NaN")
+    return out
 
 
 def _check_mp_prob(name, x):
@@ -302,6 +327,7 @@ def klucb_index(mean, count, threshold):
         raise ValueError("count must be finite and >= 0")
     if (threshold < 0).any():
         raise ValueError("threshold must be >= 0")
+    V.broadcast(mean=mean, count=count, threshold=threshold)
     out = _klucb_ufunc(mean, count, threshold)
     return float(out) if np.ndim(out) == 0 else out
 
@@ -313,10 +339,10 @@ def kl_upper_root_mp(p, r, dps: int = 50):
     the monotone function ``kl(p, .)`` is slow but has no failure mode: after
     ``prec + 10`` halvings the bracket is below the working precision.
     """
-    dps = V.positive_int("dps", dps)
+    dps = V.digits(dps)
     with mpmath.workdps(dps):
-        p = mpmath.mpf(p)
-        r = mpmath.mpf(r)
+        p = _as_mpf("p", p)
+        r = _as_mpf("r", r)
         _check_mp_prob("p", p)
         if r < 0 or mpmath.isnan(r):
             raise ValueError(f"r must be >= 0, got {r}")
@@ -336,11 +362,16 @@ def kl_upper_root_mp(p, r, dps: int = 50):
 
 def klucb_index_mp(mean, count, threshold, dps: int = 50):
     """High-precision KL-UCB index: the reference for :func:`klucb_index`."""
-    with mpmath.workdps(V.positive_int("dps", dps)):
-        count = mpmath.mpf(count)
-        threshold = mpmath.mpf(threshold)
-        if count < 0 or threshold < 0:
-            raise ValueError("count and threshold must be >= 0")
+    with mpmath.workdps(V.digits(dps)):
+        mean = _as_mpf("mean", mean)
+        _check_mp_prob("mean", mean)
+        count = _as_mpf("count", count)
+        threshold = _as_mpf("threshold", threshold)
+        for name, x in (("count", count), ("threshold", threshold)):
+            if mpmath.isnan(x) or x < 0:
+                raise ValueError(f"{name} must be a number >= 0, got {x}")
+        if mpmath.isinf(count):
+            raise ValueError("count must be finite")
         if count == 0:
             return mpmath.mpf(1)
         return kl_upper_root_mp(mean, threshold / count, dps)

@@ -40,6 +40,10 @@ import numbers
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from cascading_bandits.bounds import _validate as V
+
 if TYPE_CHECKING:  # sympy is imported where used: `import bounds` stays light for the simulator
     import sympy
 
@@ -60,9 +64,21 @@ __all__ = [
 ]
 
 
+#: Largest K of the symbolic proofs: sympy expands a sum of K products of up to 2K factors
+#: (K = 64 takes seconds); larger K is refused rather than left to run for hours.
+MAX_SYMBOLIC_K = 64
+
+
 def _check_K(K, minimum=1) -> int:
-    if isinstance(K, bool) or not isinstance(K, numbers.Integral) or K < minimum:
-        raise ValueError(f"K must be an integer >= {minimum}, got {K!r}")
+    if K is None:
+        raise TypeError(f"K must be an integer >= {minimum}, got None")
+    if isinstance(K, (bool, np.bool_)) or not isinstance(K, (numbers.Integral, np.integer)):
+        raise ValueError(f"K must be an integer >= {minimum}, got {V.show(K)}")
+    if K < minimum or K > MAX_SYMBOLIC_K:
+        raise ValueError(
+            f"K must be an integer in [{minimum}, {MAX_SYMBOLIC_K}] (the size limit of the "
+            f"symbolic proof), got {int(K)}"
+        )
     return int(K)
 
 
@@ -191,25 +207,28 @@ def prove_lemma1_induction_step(K) -> bool:
 
 def _exact(name, v) -> Fraction:
     if isinstance(v, bool):
-        raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")
+        raise ValueError(f"{name} must be a number in [0, 1], got {V.show(v)}")
     if isinstance(v, Fraction):
         f = v
     elif isinstance(v, numbers.Rational):
         f = Fraction(int(v.numerator), int(v.denominator))
-    elif isinstance(v, numbers.Real) or hasattr(v, "__float__"):
-        fv = float(v)
+    elif (isinstance(v, numbers.Real) or hasattr(v, "__float__")) and not isinstance(v, str):
+        try:
+            fv = float(v)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be a number in [0, 1], got {V.show(v)}") from exc
         if fv != fv or fv in (float("inf"), float("-inf")):
-            raise ValueError(f"{name} must be a finite number in [0, 1], got {v!r}")
+            raise ValueError(f"{name} must be a finite number in [0, 1], got {V.show(v)}")
         f = Fraction(fv)  # exact value of the double
     elif isinstance(v, str):
         try:
             f = Fraction(v)
         except ValueError as exc:
-            raise ValueError(f"{name} must be a number in [0, 1], got {v!r}") from exc
+            raise ValueError(f"{name} must be a number in [0, 1], got {V.show(v)}") from exc
     else:
-        raise ValueError(f"{name} must be a number in [0, 1], got {v!r}")
+        raise ValueError(f"{name} must be a number in [0, 1], got {V.show(v)}")
     if not 0 <= f <= 1:
-        raise ValueError(f"{name} must lie in [0, 1], got {v!r}")
+        raise ValueError(f"{name} must lie in [0, 1], got {V.show(v)}")
     return f
 
 
@@ -220,7 +239,7 @@ def exact_probabilities(w) -> list[Fraction]:
     try:
         items = list(w)
     except TypeError as exc:
-        raise ValueError(f"w must be a sequence of probabilities, got {w!r}") from exc
+        raise ValueError(f"w must be a sequence of probabilities, got {V.show(w)}") from exc
     if not items:
         raise ValueError("w must hold at least one attraction probability")
     return [_exact(f"w[{i}]", v) for i, v in enumerate(items)]
@@ -230,11 +249,13 @@ def _check_list(name, A, L) -> list[int]:
     try:
         items = list(A)
     except TypeError as exc:
-        raise ValueError(f"{name} must be a list of item indices, got {A!r}") from exc
+        raise ValueError(f"{name} must be a list of item indices, got {V.show(A)}") from exc
     out = []
     for a in items:
         if isinstance(a, bool) or not isinstance(a, numbers.Integral):
-            raise ValueError(f"{name} must hold integer item indices in 0..{L - 1}, got {a!r}")
+            raise ValueError(
+                f"{name} must hold integer item indices in 0..{L - 1}, got {V.show(a)}"
+            )
         if not 0 <= a < L:
             raise ValueError(f"{name} must hold item indices in 0..{L - 1}, got {a}")
         out.append(int(a))
@@ -291,6 +312,8 @@ def lemma1_expectation(A, B, w, check_premise=True):
         Equal whenever the premise holds (Lemma 1).
     """
     w, A, B = _check_lists(A, B, w)
+    if not isinstance(check_premise, (bool, np.bool_)):
+        raise TypeError(f"check_premise must be True or False, got {V.show(check_premise)}")
     if check_premise and not premise_holds(A, B):
         bad = [(i, j) for i, a in enumerate(A) for j, b in enumerate(B) if i != j and a == b]
         i, j = bad[0]

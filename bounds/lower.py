@@ -21,7 +21,8 @@ A sharper constant follows from the same proof: in the exact expression of
 Theorem 1 the factor multiplying ``Delta`` is a product of ``1 - w(e*)`` over at
 most K - 1 optimal items, so ``alpha`` may be replaced by
 ``alpha_sharp = prod_{j<K} (1 - w(j)) >= alpha`` (:func:`theorem4_sharp_coefficient`).
-Terms with ``kl = inf`` (``w(K) = 1``) are 0.
+Terms with ``kl = inf`` (``w(K) = 1``) are 0. On a regret-free instance (``K = L`` or all
+weights equal) every coefficient is 0 (:mod:`bounds.upper`, Regret-free instances).
 
 Arithmetic: by default evaluated in mpmath at 30 digits from the exact binary values
 of the inputs and rounded once to float64 (within 1 ulp); ``dps=d`` returns an ``mpf``
@@ -30,6 +31,7 @@ at ``d`` digits.
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 
 from cascading_bandits.bounds import _validate as V
@@ -44,8 +46,14 @@ __all__ = [
     "theorem4_sharp_coefficient",
     "theorem4_coefficient",
     "theorem4_bound",
+    "theorem4_curve",
+    "THEOREM4_KINDS",
     "blb_parameters",
 ]
+
+
+#: the constants :func:`theorem4_curve` can draw
+THEOREM4_KINDS = ("general", "sharp")
 
 
 def blb_parameters(inst, K=None):
@@ -84,6 +92,8 @@ def _blb_formula(a, L, K, P, Q):
 
 
 def _general(inst, alpha_of, dps):
+    if inst.regret_free:  # K = L or every gap 0: R(n) = 0 (bounds.upper, Regret-free instances)
+        return 0.0 if dps is None else mpmath.mpf(0)
     a = arith(dps)
     with precision(dps):
         s = [a.num(x) for x in inst.sorted_weights]
@@ -145,3 +155,25 @@ def theorem4_bound(inst, n, K=None):
     n, scalar = _horizon(n)
     out = c * np.log(n)
     return float(out) if scalar else out
+
+
+def theorem4_curve(instance, horizons, kind="general") -> np.ndarray:
+    """Theorem 4's asymptotic rate ``coefficient * log n`` at an array of horizons.
+
+    Parameters
+    ----------
+    instance : CascadeInstance or (weights, K), unique optimal set
+    horizons : int >= 1 or array_like of them
+    kind : {"general", "sharp"}
+        ``"general"``: :func:`theorem4_coefficient` (the paper's Theorem 4 on B_LB, its
+        general-instance form otherwise); ``"sharp"``: :func:`theorem4_sharp_coefficient`.
+
+    Returns
+    -------
+    ndarray, the shape of ``horizons``. A rate, not a finite-n bound (module docstring).
+    """
+    inst = _instance(instance)
+    V.choice("kind", kind, THEOREM4_KINDS)
+    n, _ = _horizon(horizons, "horizons")
+    coef = theorem4_coefficient(inst) if kind == "general" else theorem4_sharp_coefficient(inst)
+    return coef * np.log(np.asarray(n, dtype=np.float64))

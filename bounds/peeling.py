@@ -76,7 +76,7 @@ def _kind(values) -> str:
 
 def _seq(name, x):
     if isinstance(x, (str, bytes)):
-        raise ValueError(f"{name} must be a sequence of numbers, got the string {x!r}")
+        raise ValueError(f"{name} must be a sequence of numbers, got the string {V.show(x)}")
     if isinstance(x, np.ndarray):
         if x.ndim != 1:
             raise ValueError(f"{name} must be one-dimensional, got shape {x.shape}")
@@ -96,34 +96,48 @@ def _convert(items, kind, name):
     out = []
     for i, v in enumerate(items):
         if isinstance(v, bool) or isinstance(v, (str, bytes)):
-            raise ValueError(f"{name}[{i}] must be a number, got {v!r}")
+            raise ValueError(f"{name}[{i}] must be a number, got {V.show(v)}")
         if kind == "iv":
-            out.append(v if isinstance(v, _IV) else mpmath.iv.mpf(v))
+            try:
+                out.append(v if isinstance(v, _IV) else mpmath.iv.mpf(v))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name}[{i}] must be a real number, got {V.show(v)}") from exc
         elif kind == "mp":
-            x = (
-                mpmath.mpf(v.numerator) / v.denominator
-                if isinstance(v, Fraction)
-                else mpmath.mpf(v)
-            )
+            try:
+                x = (
+                    mpmath.mpf(v.numerator) / v.denominator
+                    if isinstance(v, Fraction)
+                    else mpmath.mpf(v.item() if isinstance(v, np.generic) else v)
+                )
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name}[{i}] must be a real number, got {V.show(v)}") from exc
             if not mpmath.isfinite(x):
-                raise ValueError(f"{name}[{i}] must be finite, got {v!r}")
+                raise ValueError(f"{name}[{i}] must be finite, got {V.show(v)}")
             out.append(x)
         elif kind == "exact":
             try:
                 x = Fraction(v) if not isinstance(v, Fraction) else v
             except (TypeError, ValueError) as exc:
-                raise ValueError(f"{name}[{i}] must be a finite number, got {v!r}") from exc
+                raise ValueError(f"{name}[{i}] must be a finite number, got {V.show(v)}") from exc
             out.append(x)
         else:
             x = V.as_float_array(f"{name}[{i}]", v, ndim=0)
             if not np.isfinite(x):
-                raise ValueError(f"{name}[{i}] must be finite, got {v!r}")
+                raise ValueError(f"{name}[{i}] must be finite, got {V.show(v)}")
             out.append(float(x))
     return out
 
 
-def _result(x, kind):
-    return float(x) if kind == "float" else x
+def _result(x, kind, name="the result"):
+    if kind != "float":
+        return x
+    try:
+        out = float(x)
+    except OverflowError:
+        out = math.inf
+    if not math.isfinite(out):
+        raise ValueError(f"{name} exceeds the float64 range (a gap is too small); pass Fractions")
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -166,16 +180,20 @@ def ucb1_peeling_lhs(gaps):
         (module docstring).
     """
     g, kind = _gaps(gaps)
+    if kind == "float":  # exactly in fractions of the binary values, rounded once (no underflow)
+        g = [Fraction(x) for x in g]
     total = g[0] / (g[0] * g[0])
     for k in range(1, len(g)):
         total = total + g[k] * (1 / (g[k] * g[k]) - 1 / (g[k - 1] * g[k - 1]))
-    return _result(total, kind)
+    return _result(total, kind, "ucb1_peeling_lhs(gaps)")
 
 
 def ucb1_peeling_rhs(gaps):
     """``2 / Delta_K``: Lemma 3 of Kveton et al. (2014), the right side of the UCB1 peeling."""
     g, kind = _gaps(gaps)
-    return _result(2 / g[-1], kind)
+    if kind == "float":
+        g = [Fraction(x) for x in g]
+    return _result(2 / g[-1], kind, "ucb1_peeling_rhs(gaps)")
 
 
 def ucb1_peeling_solution(gaps):
@@ -186,10 +204,12 @@ def ucb1_peeling_solution(gaps):
     ``sum_k Delta_k m*_k`` is :func:`ucb1_peeling_lhs` (times ``6 log n``).
     """
     g, kind = _gaps(gaps)
+    if kind == "float":
+        g = [Fraction(x) for x in g]
     out = [1 / (g[0] * g[0])]
     for k in range(1, len(g)):
         out.append(1 / (g[k] * g[k]) - 1 / (g[k - 1] * g[k - 1]))
-    return [_result(x, kind) for x in out]
+    return [_result(x, kind, "ucb1_peeling_solution(gaps)") for x in out]
 
 
 # --------------------------------------------------------------------------
@@ -247,7 +267,7 @@ def lemma2_lhs(p, p_opt):
     total = (ps[0] - pp) * inv[0]
     for k in range(1, len(ps)):
         total = total + (ps[k] - pp) * (inv[k] - inv[k - 1])
-    return _result(total, kind)
+    return _result(total, kind, "lemma2_lhs(p, p_opt)")
 
 
 def lemma2_rewritten(p, p_opt):
@@ -262,7 +282,7 @@ def lemma2_rewritten(p, p_opt):
     total = (ps[-1] - pp) / kl(pp, ps[-1])
     for k in range(K - 1):
         total = total + ((ps[k] - pp) - (ps[k + 1] - pp)) / kl(pp, ps[k])
-    return _result(total, kind)
+    return _result(total, kind, "lemma2_rewritten(p, p_opt)")
 
 
 def lemma2_rhs(p, p_opt):
@@ -273,4 +293,4 @@ def lemma2_rhs(p, p_opt):
     """
     pp, ps, kind, kl, log = _lemma2_args(p, p_opt)
     d = ps[-1] - pp
-    return _result(d * (1 - log(d)) / kl(pp, ps[-1]), kind)
+    return _result(d * (1 - log(d)) / kl(pp, ps[-1]), kind, "lemma2_rhs(p, p_opt)")
