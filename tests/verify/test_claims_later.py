@@ -78,7 +78,7 @@ def test_orders_fail_with_a_wrong_rate(monkeypatch):
 
 
 def test_cli_runs_the_later_claims(capsys):
-    code = main(["verify", "--claim", "later.orders", "--examples", "3", "--no-caveats", "--json"])
+    code = main(["verify", "--claim", "later.orders", "--examples", "3", "--json"])
     out = capsys.readouterr().out
     assert code == 0
     assert "later.orders" in out and '"holds"' in out
