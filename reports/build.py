@@ -1264,10 +1264,14 @@ SECTIONS = [
 ]
 
 # beyond the paper: the ledger of later bounds and the profiled proofs, before verification
-from cascading_bandits.reports.later_sections import LEDGER_SECTION, PROFILE_SECTION  # noqa: E402
+from cascading_bandits.reports import later_sections as _later  # noqa: E402
 
-SECTIONS.insert([x.name for x in SECTIONS].index("verification"), LEDGER_SECTION)
-SECTIONS.insert([x.name for x in SECTIONS].index("verification"), PROFILE_SECTION)
+for _sec in (
+    Section("ledger", _later._ledger_md, (("ledger", _later._ledger_table),), _later._ledger_json),
+    Section("search", _later._search_md),
+    Section("profile", _later._profile_md),
+):
+    SECTIONS.insert([x.name for x in SECTIONS].index("verification"), _sec)
 
 
 def table_names(sections=None) -> list[str]:

@@ -10,6 +10,9 @@
     built from proof chains stored under ``<results>/profile`` (``cascading report
     --profile`` computes them) and long runs under ``<results>/asymptotic``; left out,
     with a note saying how to get it, when none are stored.
+``search``
+    Instances found by ``cascading search --out <results>/search/<name>``: the worst regret
+    found against n beside sqrt(nL) and sqrt(nLK), the factor of two policies against K.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 
 from cascading_bandits.reports import tables as T
 
-__all__ = ["ledger_values", "LEDGER_SECTION", "PROFILE_SECTION", "profile_chains"]
+__all__ = ["ledger_values", "profile_chains", "stored_searches"]
 
 #: which measured policy a ledger row's ``algorithm`` is compared with; lower bounds that
 #: hold for every (consistent, uniformly good) policy are compared with CascadeKL-UCB, the
@@ -162,13 +165,68 @@ def _profile_md(ctx) -> str:
     return md if md.endswith("\n") else md + "\n"
 
 
-def _sections():
-    from cascading_bandits.reports.build import Section
+def stored_searches(results: Path) -> dict:
+    """Searches stored under ``results/search/<name>/search.json`` (``cascading search --out``)."""
+    d = Path(results) / "search"
+    if not d.is_dir():
+        return {}
+    return {p.parent.name: json.loads(p.read_text()) for p in sorted(d.glob("*/search.json"))}
 
-    return (
-        Section("ledger", _ledger_md, (("ledger", _ledger_table),), _ledger_json),
-        Section("profile", _profile_md),
+
+def _search_md(ctx) -> str:
+    """The instances the searches found: the worst regret against n beside sqrt(nL) and
+    sqrt(nLK), and the factor of two policies against K, from stored searches."""
+    from cascading_bandits.reports.build import _save_figure
+    from cascading_bandits.reports.search_figures import (
+        factor_against_K_figure,
+        worst_regret_figure,
     )
 
-
-LEDGER_SECTION, PROFILE_SECTION = _sections()
+    found = stored_searches(ctx.s.results)
+    if not found:
+        return ""
+    md = ["## Instances the searches found", ""]
+    for name, doc in found.items():
+        res = doc["results"]
+        kinds = {r["objective"] for r in res}
+        if kinds == {"regret"}:
+            curves = {}
+            for r in res:
+                curves.setdefault(r["policies"][0], []).append(r)
+            L, K = doc["L"], doc["K"]
+            stem = f"search-{name}"
+            _save_figure(worst_regret_figure(curves, L=L, K=K), ctx.s.out, stem)
+            md.append(f"Worst regret found over instances (L = {L}, K = {K}), `{name}`:")
+            md.append("")
+            md.append("| policy | n | worst regret (95% CI) | sqrt(nL) | sqrt(nLK) | weights |")
+            md.append("| :--- | ---: | :--- | ---: | ---: | :--- |")
+            for r in res:
+                n = r["settings"]["confirm_horizon"]
+                w = sorted(set(round(x, 3) for x in r["weights"]), reverse=True)
+                md.append(
+                    f"| {r['policies'][0]} | {n:,} | {r['value']:.1f} ({r['ci_low']:.1f} to "
+                    f"{r['ci_high']:.1f}) | {(n * L) ** 0.5:.0f} | {(n * L * K) ** 0.5:.0f} | "
+                    f"{', '.join(f'{x:g}' for x in w)} |"
+                )
+            md += ["", f"![{stem}](figures/{stem}.png)", ""]
+        elif kinds == {"ratio"} and len({r["K"] for r in res}) > 1:
+            stem = f"search-{name}"
+            _save_figure(factor_against_K_figure(res), ctx.s.out, stem)
+            a, b = res[0]["policies"]
+            md.append(f"Regret ratio {a} / {b} at the worst instance found, against K, `{name}`:")
+            md.append("")
+            md.append("| K | L | ratio (95% CI) | sqrt(K / K_1) x first | weights |")
+            md.append("| ---: | ---: | :--- | ---: | :--- |")
+            k1, v1 = res[0]["K"], res[0]["value"]
+            for r in res:
+                w = sorted(set(round(x, 4) for x in r["weights"]), reverse=True)
+                md.append(
+                    f"| {r['K']} | {r['L']} | {r['value']:.2f} ({r['ci_low']:.2f} to "
+                    f"{r['ci_high']:.2f}) | {v1 * (r['K'] / k1) ** 0.5:.2f} | "
+                    f"{', '.join(f'{x:g}' for x in w)} |"
+                )
+            slope = doc.get("slope_log_factor_vs_log_K")
+            if slope is not None:
+                md += ["", f"Log-log slope of the ratio against K: {slope:.2f} (sqrt(K): 0.5)."]
+            md += ["", f"![{stem}](figures/{stem}.png)", ""]
+    return "\n".join(md) + "\n" if len(md) > 2 else ""
