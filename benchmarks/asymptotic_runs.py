@@ -26,8 +26,8 @@ import numpy as np
 
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.experiments import b_lb_cell
-from cascading_bandits.simulate.runner import as_seed_sequence
 from cascading_bandits.simulate.rng import policy_keys, users_keys
+from cascading_bandits.simulate.runner import as_seed_sequence
 
 INSTANCES = ((16, 2, 0.2, 0.15), (16, 8, 0.2, 0.075))
 POLICIES = ("cascade-klucb", "cascade-ucb1")

@@ -32,8 +32,9 @@ import os
 import platform
 import time
 
-import cascading_bandits.bounds.garivier_cappe  # noqa: F401  (imported here, not timed)
 import numpy as np
+
+import cascading_bandits.bounds.garivier_cappe  # noqa: F401  (imported here, not timed)
 from cascading_bandits.bounds import CascadeInstance
 from cascading_bandits.bounds.upper import _theorem3_bound_reference, theorem3_curve
 

@@ -11,7 +11,6 @@ import numbers
 
 import numpy as np
 
-
 #: Largest number of items L of B_LB(L, K, p, Delta) (and of the discussion's orders): the
 #: instance stores L weights and the bounds sum over them in mpmath, so L = 1e6 already
 #: takes seconds; larger L is refused with a ValueError instead of a MemoryError.

@@ -24,9 +24,10 @@ from contextlib import contextmanager
 
 import matplotlib as mpl
 import numpy as np
-from cascading_bandits.reports import tables as T
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
+
+from cascading_bandits.reports import tables as T
 
 COLUMN, PAGE = 3.25, 6.75  # inches
 

@@ -52,7 +52,8 @@ def ledger_values(ctx) -> list[dict]:
     if not rows:
         return []
     n = rows[0].n
-    insts = [(b.L, b.K, b.p, b.delta) for b in rows]
+    # lists, not tuples: the key is compared with its JSON round trip
+    insts = [[b.L, b.K, b.p, b.delta] for b in rows]
     key = {"code": code_version("bounds"), "n": n, "instances": insts}
     values = cache_load(ctx.s.results, "ledger", key)
     if values is None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 from itertools import combinations
 
 import numpy as np
+
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.reports.paper import TABLE_POLICIES, figure1_meta, paper_table, table_meta
 

@@ -19,7 +19,15 @@ import sympy
 from cascading_bandits.bounds.kl import kl_mp
 from cascading_bandits.verify.checks import SlackTracker, certificate_outcome
 from cascading_bandits.verify.registry import claim
-from cascading_bandits.verify.verdict import EXACT, FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
+from cascading_bandits.verify.verdict import (
+    EXACT,
+    FAILS,
+    HOLDS,
+    INTERVAL,
+    SAMPLING,
+    SYMBOLIC,
+    Outcome,
+)
 
 # --------------------------------------------------------------------------
 # (1 - 1/K)^(K-1) >= 1/e

@@ -44,7 +44,10 @@ def theorem4_formula_mp(inst, dps=40):
 )
 def _theorem4(ctx):
     from cascading_bandits.bounds.lower import theorem4_coefficient, theorem4_general_coefficient
-    from cascading_bandits.bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
+    from cascading_bandits.bounds.upper import (
+        theorem2_leading_coefficient,
+        theorem3_leading_coefficient,
+    )
 
     tr = SlackTracker()
     worst_rel = 0.0

@@ -17,9 +17,10 @@ reported slack is ``min_n (B(n) - upper limit) / B(n)``.
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
+
 from cascading_bandits.verify.registry import claim
 from cascading_bandits.verify.verdict import FAILS, HOLDS, MONTE_CARLO, UNDECIDED, Outcome
-from scipy import stats
 
 CONFIDENCE = 0.999
 

@@ -18,7 +18,12 @@ from __future__ import annotations
 import mpmath
 import sympy
 
-from cascading_bandits.bounds.peeling import lemma2_lhs, lemma2_rhs, ucb1_peeling_lhs, ucb1_peeling_rhs
+from cascading_bandits.bounds.peeling import (
+    lemma2_lhs,
+    lemma2_rhs,
+    ucb1_peeling_lhs,
+    ucb1_peeling_rhs,
+)
 from cascading_bandits.verify import strategies as S
 from cascading_bandits.verify.checks import SlackTracker, certificate_outcome
 from cascading_bandits.verify.registry import claim

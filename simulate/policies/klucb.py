@@ -14,14 +14,6 @@ import numpy as np
 
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import klucb_scalar
-from cascading_bandits.simulate.policies.kernel import (
-    NJIT,
-    finish,
-    observe_w0,
-    play,
-    select_top,
-    step_buffers,
-)
 from cascading_bandits.simulate.policies._klucb_select import (
     GROUP_MIN,
     GROW,
@@ -30,6 +22,14 @@ from cascading_bandits.simulate.policies._klucb_select import (
     _lazy_prepare,
     _lazy_retire,
     _state_cache,
+)
+from cascading_bandits.simulate.policies.kernel import (
+    NJIT,
+    finish,
+    observe_w0,
+    play,
+    select_top,
+    step_buffers,
 )
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 

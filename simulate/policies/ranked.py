@@ -34,7 +34,6 @@ import numpy as np
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.models import list_reward, respond
-from cascading_bandits.simulate.policies.kernel import NJIT, select_top
 from cascading_bandits.simulate.policies._klucb_select import (
     GROUP_MIN_RANKED,
     GROW,
@@ -44,6 +43,7 @@ from cascading_bandits.simulate.policies._klucb_select import (
     _lazy_retire,
     _state_cache,
 )
+from cascading_bandits.simulate.policies.kernel import NJIT, select_top
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 

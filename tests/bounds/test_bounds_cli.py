@@ -94,7 +94,7 @@ def test_table(capsys):
         (["--L", "1000000000"], "would need about"),
         (["--eps", "-1"], "--eps must be > 0"),
         (["--eps", "nan"], "argument --eps: must be a finite number"),
-        (["--eps", "1e-300"], "--eps 1e-300 makes Theorem 3's constant C overflow"),
+        (["--eps", "1e-300"], "eps = 1e-300 puts Theorem 3's constant C beyond the float64 range"),
         (["--weights", "-0.1,0.5", "--K", "1"], "weights must lie in [0, 1]"),
         (["--n", "100"], "unrecognized arguments: --n"),
         (["--L", "16", "--K", "2", "--p", "0.2", "--delta", "0.3"], "delta must satisfy"),

@@ -5,6 +5,8 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 from _bounds_strategies import weights_and_list
+from hypothesis import example, given, settings
+
 from cascading_bandits.bounds import CascadeInstance
 from cascading_bandits.bounds.decomposition import (
     event_probabilities,
@@ -19,7 +21,6 @@ from cascading_bandits.bounds.decomposition import (
     theorem1_sum,
 )
 from cascading_bandits.bounds.lemma1 import expectation_by_enumeration
-from hypothesis import example, given, settings
 
 W = [F(1, 10), F(1, 2), F(3, 10), F(1, 5)]  # sorted: items 1 (1/2), 2 (3/10), 3 (1/5), 0 (1/10)
 

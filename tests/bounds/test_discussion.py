@@ -16,7 +16,10 @@ from cascading_bandits.bounds.discussion import (
     leading_ratio_klucb_ucb1,
 )
 from cascading_bandits.bounds.lower import theorem4_coefficient
-from cascading_bandits.bounds.upper import theorem2_leading_coefficient, theorem3_leading_coefficient
+from cascading_bandits.bounds.upper import (
+    theorem2_leading_coefficient,
+    theorem3_leading_coefficient,
+)
 
 
 def _kl(p, q):

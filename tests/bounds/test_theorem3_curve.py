@@ -6,6 +6,9 @@ import mpmath
 import numpy as np
 import pytest
 from _bounds_strategies import instances
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cascading_bandits.bounds import (
     CascadeInstance,
     b_lb,
@@ -28,8 +31,6 @@ from cascading_bandits.bounds.upper import (
     _theorem3_bound_reference,
     theorem3_optimal_eps,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 # the B_LB rows of Table 1 of the paper (p = 0.2)
 TABLE1 = [

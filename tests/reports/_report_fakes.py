@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from cascading_bandits.reports.paper import figure1_meta, paper_table, table_meta
 
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from _report_fakes import dbn_results, make_result, table_results
+
 from cascading_bandits.reports import build as B
 from cascading_bandits.reports import tables as T
 

@@ -6,6 +6,7 @@ so the check runs everywhere and needs nothing outside the project.
 """
 
 import pytest
+
 from cascading_bandits.reports.paper import (
     TABLE_NAMES,
     TABLE_POLICIES,

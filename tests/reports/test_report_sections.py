@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from _report_fakes import dbn_results, table_results
+
 from cascading_bandits.reports import build as B
 from cascading_bandits.reports import tables as T
 
@@ -199,7 +200,16 @@ def test_timing_line_shows_original_compute_time(tmp_path):
 def test_exported_tables_hold_the_reports_numbers(fake_report):
     out, md, fakes = fake_report
     names = {p.stem for p in (out / "tables").glob("*.csv")}
-    assert names == {"table1", "table2", "bounds", "scaling", "order", "figure1", "verify"}
+    assert names == {
+        "table1",
+        "table2",
+        "bounds",
+        "scaling",
+        "order",
+        "figure1",
+        "ledger",
+        "verify",
+    }
     assert {p.stem for p in (out / "tables").glob("*.tex")} == names
     allres = [r for rs in fakes.values() for r in rs]
     rows = list(csv.DictReader(io.StringIO((out / "tables" / "table1.csv").read_text())))
@@ -384,13 +394,13 @@ def test_rebuild_uses_the_cache(tmp_path, monkeypatch):
 # the section list
 # ---------------------------------------------------------------------------
 def test_a_section_is_one_entry(tmp_path):
-    def ledger_table(ctx):
-        return T.Table("ledger", "Later bounds", ("paper", "bound"), (("X 2020", T.Num(3.5, 2)),))
+    def toy_table(ctx):
+        return T.Table("toy", "Later bounds", ("paper", "bound"), (("X 2020", T.Num(3.5, 2)),))
 
     sec = B.Section(
-        "ledger",
-        lambda ctx: "## Ledger\n\n" + ctx.table("ledger", ledger_table).markdown() + "\n",
-        (("ledger", ledger_table),),
+        "toy",
+        lambda ctx: "## Toy\n\n" + ctx.table("toy", toy_table).markdown() + "\n",
+        (("toy", toy_table),),
         json=lambda ctx: [{"paper": "X 2020", "bound": 3.5}],
     )
     sections = [*B.SECTIONS, sec]
@@ -400,11 +410,11 @@ def test_a_section_is_one_entry(tmp_path):
     md = B.render_markdown(s, data, v, {}, sections=sections)
     assert md.rstrip().endswith("| X 2020 | 3.50 |")
     ctx = B.Context(s, data, v, {})
-    assert "ledger" in B.export_tables(ctx, sections)
-    assert B.to_json(s, data, v, {}, sections=sections)["ledger"] == [
+    assert "toy" in B.export_tables(ctx, sections)
+    assert B.to_json(s, data, v, {}, sections=sections)["toy"] == [
         {"paper": "X 2020", "bound": 3.5}
     ]
-    assert "ledger" in B.table_names(sections) and "ledger" not in B.table_names()
+    assert "toy" in B.table_names(sections) and "toy" not in B.table_names()
 
 
 def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch):

@@ -6,9 +6,10 @@ import mpmath
 import numpy as np
 import pytest
 from _report_fakes import dbn_results, make_result, table_results
-from cascading_bandits.reports import tables as T
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+
+from cascading_bandits.reports import tables as T
 
 
 def test_mean_se_by_hand():

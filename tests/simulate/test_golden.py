@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
 from cascading_bandits.simulate.engine import ENGINE_VERSION
 from cascading_bandits.simulate.experiments import b_lb_cell
 from cascading_bandits.simulate.runner import run_cell

@@ -9,8 +9,7 @@ from cascading_bandits.simulate import run_cell
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.experiments import b_lb_cell
 from cascading_bandits.simulate.models import make_model
-from cascading_bandits.simulate.rng import ATTRACT, uniform_py
-from cascading_bandits.simulate.rng import policy_keys, users_keys
+from cascading_bandits.simulate.rng import ATTRACT, policy_keys, uniform_py, users_keys
 from cascading_bandits.simulate.sweep import cell_seed
 
 W = tuple(b_lb(8, 2, 0.3, 0.15).weights)

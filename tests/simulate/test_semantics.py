@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 import pytest
+
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.bounds.kl import klucb_index
 from cascading_bandits.simulate.experiments import Cell, b_lb_cell, get_experiment

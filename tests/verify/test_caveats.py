@@ -6,6 +6,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from scipy.optimize import linprog
+
 from cascading_bandits.bounds.peeling import ucb1_peeling_lhs, ucb1_peeling_rhs
 from cascading_bandits.verify import findings as C
 from cascading_bandits.verify.claims_appendix import bad_event_constant_shifted, printed_lp_optimum
@@ -15,7 +17,6 @@ from cascading_bandits.verify.claims_discussion import (
     klucb_crossover,
     klucb_ucb1_ratio,
 )
-from scipy.optimize import linprog
 
 
 def test_every_caveat_has_its_pinned_test():

@@ -2,10 +2,11 @@
 
 import mpmath
 import pytest
-from cascading_bandits.bounds.kl import kl_mp
-from cascading_bandits.verify.certify import certify, kl_box
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+
+from cascading_bandits.bounds.kl import kl_mp
+from cascading_bandits.verify.certify import certify, kl_box
 
 
 def test_certifies_true_inequality():

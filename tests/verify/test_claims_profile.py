@@ -1,6 +1,7 @@
 """verify.claims_profile: the proof-chain claims hold, and a wrong step is caught."""
 
 import numpy as np
+
 from cascading_bandits import verify
 from cascading_bandits.verify import claims_profile as CP
 from cascading_bandits.verify.registry import CheckContext

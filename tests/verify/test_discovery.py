@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+
 from cascading_bandits import verify
 from cascading_bandits.verify.registry import _REGISTRY
 from cascading_bandits.verify.verdict import FAILS, HOLDS

@@ -10,12 +10,13 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from scipy import stats
+
 from cascading_bandits.bounds.decomposition import theorem1_bounds
 from cascading_bandits.verify import claims_montecarlo as MC
 from cascading_bandits.verify import claims_theorem1 as T1
 from cascading_bandits.verify.registry import CheckContext, get_claim
 from cascading_bandits.verify.verdict import FAILS, HOLDS, UNDECIDED
-from scipy import stats
 
 # ---------------------------------------------------------------------------------------
 # Monte-Carlo comparison (theorem2.mc, theorem3.mc)

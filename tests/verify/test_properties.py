@@ -10,9 +10,18 @@ import mpmath
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from cascading_bandits.bounds.decomposition import recommended_list, theorem1_bounds, theorem1_permutation
+from cascading_bandits.bounds.decomposition import (
+    recommended_list,
+    theorem1_bounds,
+    theorem1_permutation,
+)
 from cascading_bandits.bounds.lemma1 import lemma1_expectation, lemma1_expectation_enumerated
-from cascading_bandits.bounds.peeling import lemma2_lhs, lemma2_rhs, ucb1_peeling_lhs, ucb1_peeling_rhs
+from cascading_bandits.bounds.peeling import (
+    lemma2_lhs,
+    lemma2_rhs,
+    ucb1_peeling_lhs,
+    ucb1_peeling_rhs,
+)
 from cascading_bandits.verify import strategies as S
 from cascading_bandits.verify.claims_appendix import hoeffding_tail_exact, peeling_lp_certificate
 from cascading_bandits.verify.claims_theorem1 import regret_by_enumeration

@@ -4,6 +4,7 @@ import dataclasses
 import json
 
 import pytest
+
 from cascading_bandits import verify
 from cascading_bandits.verify.registry import Claim, claim, get_claim
 from cascading_bandits.verify.verdict import FAILS, HOLDS, METHODS, Outcome

@@ -1,8 +1,8 @@
 """cascade-ucb1(alpha): U_t(e) = S/T + sqrt(alpha log(t-1) / T) (bounds' one radius)."""
 
-from .common import cascade_run
-
 from cascading_bandits.bounds.indices import ucb1_radius_scalar
+
+from .common import cascade_run
 
 
 def _index(S, N, t, spec, pkey, score):
