@@ -268,3 +268,18 @@ def test_sigkill_leaves_only_whole_cells(tmp_path):
     for a, b in zip(clean, resumed, strict=True):
         np.testing.assert_array_equal(a.regret, b.regret)
         np.testing.assert_array_equal(a.counts, b.counts)
+
+
+def test_adhoc_json_echoes_weights_seed_and_the_policy_spec(capsys):
+    """An ad hoc cell's JSON says what was run: the weights, the seed and the parameters."""
+    from cascading_bandits.reports.cli import main
+
+    argv = ["simulate", "--weights", "0.5,0.3,0.1", "--K", "1", "--policy",
+            "cascade-klucb(c=0),cascade-ucb1(alpha=1)", "--runs", "2", "--horizon", "50",
+            "--seed", "5", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["seed"] == 5
+    assert [c["policy"] for c in doc["cells"]] == ["cascade-klucb(c=0)", "cascade-ucb1(alpha=1)"]
+    for c in doc["cells"]:
+        assert c["weights"] == [0.5, 0.3, 0.1] and c["seed_entropy"] == "5"
