@@ -180,7 +180,11 @@ def format_table(res: dict) -> str:
     lines = [
         f"Instance: {head}; horizon n = {res['n']:g} (log n = {res['log_n']:.6g})",
         f"Theorem 3: eps = {res['eps']:.6g} ({eps_note}), C = {res['theorem3_constant']:.6g}, "
-        f"worst pair C2 = {res['C2']:.6g}, beta = {res['beta']:.6g}",
+        + (
+            "no suboptimal item: C2 and beta are undefined and every bound is 0"
+            if res["C2"] is None or res["beta"] is None
+            else f"worst pair C2 = {res['C2']:.6g}, beta = {res['beta']:.6g}"
+        ),
         "",
         f"{'bound':<{w0}}  {'value at n':>14}  {'coef. of log n':>14}  {'ratio to lower':>14}",
         f"{'-' * w0}  {'-' * 14}  {'-' * 14}  {'-' * 14}",

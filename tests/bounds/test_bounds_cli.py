@@ -130,3 +130,15 @@ def test_degenerate_instances(capsys):
     assert main(["bounds", "--weights", "1,0.5,0", "--K", "1"]) == 0
     out = capsys.readouterr().out
     assert "n/a" in out
+
+
+def test_no_suboptimal_item_prints_zero_bounds_and_says_why(capsys):
+    """L = K: no list can lose, every bound is 0 and C2, beta are undefined (said, not nan)."""
+    assert main(["bounds", "--weights", "0.3,0.2", "--K", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "no suboptimal item: C2 and beta are undefined and every bound is 0" in out
+    assert "nan" not in out.lower()
+    assert main(["bounds", "--weights", "0.3,0.2", "--K", "2", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["theorem2"] == res["theorem3"] == res["theorem4"] == 0.0
+    assert res["C2"] is None and res["beta"] is None
