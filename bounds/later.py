@@ -196,8 +196,17 @@ LEDGER_KEYS = ("name", "source", "assumptions", "kind", "gap", "form", "value", 
 
 
 def _LK(L, K):
-    L = V.positive_int("L", L)
+    L = V.bounded_int("L", L, V.MAX_ITEMS, "the number of items the bounds support")
     return L, V.list_size(K, L)
+
+
+def _finite(out, n):
+    """A bound beyond the float64 range is an error naming n, never inf."""
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"n = {V.show(n)} puts this bound beyond the float64 range; use a smaller n"
+        )
+    return out
 
 
 def _kprime(L, K):
@@ -251,7 +260,9 @@ def theorem2_gapfree_bound(L, K, n):
     """
     L, K = _LK(L, K)
     n, scalar = _horizon(n)
-    out = 4 * np.sqrt(3 * (L - K) * _kprime(L, K) * n * _log(n)) + math.pi**2 * L / 3
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = 4 * np.sqrt(3.0 * (L - K) * _kprime(L, K) * n * _log(n)) + math.pi**2 * L / 3
+    out = _finite(out, n)
     return float(out) if scalar else out
 
 
@@ -296,7 +307,9 @@ def theorem3_gapfree_leading(L, K, n, eps, w_max=1.0):
     eps = V.positive_real("eps", eps, allow_zero=True)
     cw = theorem3_gapfree_weight_factor(w_max)
     n, scalar = _horizon(n)
-    out = 2 * np.sqrt((1 + eps) * _f(n) * (L - K) * _kprime(L, K) * cw * n)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = 2 * np.sqrt((1 + eps) * _f(n) * (L - K) * _kprime(L, K) * cw * n)
+    out = _finite(out, n)
     return float(out) if scalar else out
 
 
