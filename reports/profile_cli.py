@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
-from cascading_bandits.reports.cli import number_list
+from cascading_bandits.reports.cli import integer, number_list
 
 HELP = "profile the proof of Theorem 2 or 3 on simulated runs: where each bound loses its slack"
 
@@ -46,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     s = p.add_argument_group("runs and proof")
     s.add_argument("--runs", type=int, default=20, help="independent runs (default 20)")
-    s.add_argument("--horizon", type=float, default=1e5, help="steps n (default 1e5)")
+    s.add_argument("--horizon", type=integer("--horizon"), default=100_000, help="steps n (1e5)")
     s.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     s.add_argument("--eps", type=float, default=None, help="Theorem 3's eps (default: optimal)")
     s.add_argument(
@@ -62,22 +61,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     o.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
 
 
-def _floats(name, text):
-    try:
-        vals = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"--{name} must be comma-separated numbers, got {text!r}") from None
-    if not vals:
-        raise ValueError(f"--{name} must hold at least one number")
-    return vals
-
-
-def _horizon(h):
-    if h is None or not math.isfinite(h) or h != int(h) or h < 1:
-        raise ValueError(f"--horizon must be a positive integer, got {h!r}")
-    return int(h)
-
-
 def _cell(args):
     from cascading_bandits.simulate.experiments import Cell, b_lb_cell
 
@@ -88,7 +71,7 @@ def _cell(args):
         raise ValueError("give either --weights or --L/--p/--delta, not both")
     if args.weights is None and any(x is None for x in blb):
         raise ValueError("give --weights, or all of --L, --p and --delta (B_LB)")
-    n = _horizon(args.horizon)
+    n = args.horizon
     cid = f"{args.policy}-{args.order}"
     if args.weights is not None:
         w = tuple(args.weights)

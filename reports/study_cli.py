@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shlex
 import sys
 import time
 from pathlib import Path
 
-from cascading_bandits.reports.cli import number_list
+from cascading_bandits.reports.cli import integer, number_list
 
 HELP = (
     "simulate policies on your own instance and plot regret against every bound that "
@@ -67,7 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="best-first (default) or worst-first",
     )
     a.add_argument("--runs", type=int, default=20, help="independent runs per policy (default 20)")
-    a.add_argument("--horizon", type=float, default=100_000, help="steps n (default 1e5)")
+    a.add_argument("--horizon", type=integer("--horizon"), default=100_000, help="steps n (1e5)")
     a.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     a.add_argument(
         "--workers", type=int, default=1, help="processes over policies (default 1: this one)"
@@ -82,22 +81,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     o.add_argument("--linear-y", action="store_true", help="linear regret axis (default log)")
     o.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def _floats(name, text):
-    try:
-        vals = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"--{name} must be comma-separated numbers, got {text!r}") from None
-    if not vals:
-        raise ValueError(f"--{name} must hold at least one number")
-    return vals
-
-
-def _horizon(h):
-    if not math.isfinite(h) or h != int(h) or h < 1:
-        raise ValueError(f"--horizon must be a positive integer, got {h!r}")
-    return int(h)
 
 
 def _weights(args):
@@ -184,7 +167,7 @@ def _plan(args, weights):
         nu=args.nu,
         gamma=args.gamma,
         order=args.order,
-        horizon=_horizon(args.horizon),
+        horizon=args.horizon,
         runs=args.runs,
         seed=args.seed,
     )
@@ -240,7 +223,7 @@ def run(args) -> int:
         nu=args.nu,
         gamma=args.gamma,
         order=args.order,
-        horizon=_horizon(args.horizon),
+        horizon=args.horizon,
         runs=args.runs,
         seed=args.seed,
         out=out,

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 
-from cascading_bandits.reports.cli import integer_list
+from cascading_bandits.reports.cli import integer, integer_list
 
 HELP = "search instances for the largest regret ratio of two policies or regret/bound of one"
 
@@ -75,32 +74,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--popsize", type=int, default=8, help="population per dimension (default 8)")
     p.add_argument("--confirm-runs", type=int, default=20, help="fresh runs for the optimum (20)")
     p.add_argument(
-        "--confirm-horizon", type=float, default=None, help="their horizon (default --horizon)"
+        "--confirm-horizon",
+        type=integer("--confirm-horizon"),
+        default=None,
+        help="their horizon (default --horizon)",
     )
     p.add_argument("--min-regret", type=float, default=None, help="ratio: B's floor (sqrt(n))")
     p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--out", default=None, help="directory for search.json and the figure")
-
-
-def _int(name, x):
-    if x is None:
-        return None
-    if not math.isfinite(x) or x != int(x) or x < 1:
-        raise ValueError(f"--{name} must be a positive integer, got {x!r}")
-    return int(x)
-
-
-def _horizons(text):
-    try:
-        hs = [float(x) for x in str(text).split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(
-            f"--horizon must be a number or comma-separated numbers, got {text!r}"
-        ) from None
-    if not hs:
-        raise ValueError("--horizon must hold at least one horizon")
-    return [_int("horizon", h) for h in hs]
 
 
 def _outputs(out):
@@ -158,7 +140,7 @@ def run(args) -> int:
         popsize=args.popsize,
         seed=args.seed,
         confirm_runs=args.confirm_runs,
-        confirm_horizon=_int("confirm-horizon", args.confirm_horizon),
+        confirm_horizon=args.confirm_horizon,
         min_regret=args.min_regret,
     )
     fig = None
