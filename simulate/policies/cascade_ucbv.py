@@ -43,13 +43,12 @@ from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 @numba.njit(**NJIT)
 def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
-    attract, K, n = env[1], env[4], env[5]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     a, b = params[0], params[1]
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx = st[0]
-    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):

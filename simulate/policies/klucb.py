@@ -37,12 +37,11 @@ from cascading_bandits.simulate.policies.registry import Param, register_policy
 @numba.njit(**NJIT)
 def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
     """Every index every step (the definition; lazy=False)."""
-    attract, K, n = env[1], env[4], env[5]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     c = params[0]
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
@@ -60,12 +59,11 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
 @numba.njit(**NJIT)
 def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     """Lazy exact selection with brackets (L < GROUP_MIN; see _klucb_select)."""
-    attract, K, n = env[1], env[4], env[5]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     c = params[0]
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     idx, taken, sel, lst, clicks, scratch = st
     q = np.zeros(L)
     ub = np.zeros(L)
@@ -109,12 +107,11 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
 @numba.njit(**NJIT)
 def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
     """Lazy exact selection with the state cache (L >= GROUP_MIN; see _klucb_select)."""
-    attract, K, n = env[1], env[4], env[5]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     c = params[0]
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     idx, taken, sel, lst, clicks, scratch = st
     ub = np.zeros(L)
     ubt = np.zeros(L, np.int64)

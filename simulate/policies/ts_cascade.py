@@ -54,13 +54,12 @@ def shared_normal(pkey, t, L):
 
 @numba.njit(**NJIT)
 def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
-    attract, K, n = env[1], env[4], env[5]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     L = attract.size
     S = np.zeros(L, np.int64)  # clicks observed
     N = np.zeros(L, np.int64)  # observations (no w_0)
     st = step_buffers(L, K)
     idx = st[0]
-    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):

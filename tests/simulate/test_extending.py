@@ -42,12 +42,11 @@ NAME = "toy-rotation"
 @numba.njit(**NJIT)
 def toy_kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     """Shows items shift + t, shift + t + 1, ... (mod L) at step t: index = -distance."""
-    attract, K, n = env[1], env[4], env[5]
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     shift = int(params[0])
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
