@@ -36,9 +36,9 @@ import numpy as np
 
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.bounds.instance import CascadeInstance
-from cascading_bandits.simulate.experiments import Cell, default_checkpoints
+from cascading_bandits.simulate.experiments import Cell
 from cascading_bandits.simulate.results import CellResult
-from cascading_bandits.simulate.runner import as_seed_sequence
+from cascading_bandits.simulate.runner import as_seed_sequence, resolve_checkpoints
 
 __all__ = [
     "run",
@@ -274,20 +274,6 @@ def _policies(policies) -> list[str]:
     return out
 
 
-def _checkpoints(checkpoints, horizon: int) -> np.ndarray:
-    if checkpoints is None:
-        return default_checkpoints(horizon)
-    cp = np.asarray(checkpoints)
-    if cp.ndim != 1 or cp.size == 0 or not np.issubdtype(cp.dtype, np.integer):
-        raise ValueError("checkpoints must be a non-empty 1-d array of integers")
-    cp = cp.astype(np.int64)
-    if (np.diff(cp) <= 0).any() or cp[0] < 1 or cp[-1] > horizon:
-        raise ValueError(f"checkpoints must increase strictly within 1..horizon = {horizon}")
-    if cp[-1] != horizon:
-        cp = np.append(cp, horizon)
-    return cp
-
-
 def study_cells(
     weights_or_instance,
     K=None,
@@ -338,7 +324,7 @@ def _plan(
     runs = V.positive_int("runs", runs)
     root = as_seed_sequence(seed)
     seed_id = _seed_identity(root)
-    cp = _checkpoints(checkpoints, horizon)
+    cp = resolve_checkpoints(checkpoints, horizon)
 
     cells = []
     for pol in pols:

@@ -16,7 +16,7 @@ from cascading_bandits.simulate.experiments import Cell, default_checkpoints
 from cascading_bandits.simulate.results import CellResult
 from cascading_bandits.simulate.rng import policy_keys, users_keys
 
-__all__ = ["run_cell", "as_seed_sequence", "provenance_base"]
+__all__ = ["run_cell", "as_seed_sequence", "provenance_base", "resolve_checkpoints"]
 
 
 def as_seed_sequence(seed) -> np.random.SeedSequence:
@@ -99,6 +99,23 @@ def provenance_base(ss: np.random.SeedSequence) -> dict:
     }
 
 
+def resolve_checkpoints(checkpoints, horizon: int) -> np.ndarray:
+    """The steps to record, shape (m,) int64: ``checkpoints`` checked (increasing, within
+    1..horizon) with the horizon appended if missing, or the default grid when None
+    (:func:`simulate.experiments.default_checkpoints`)."""
+    if checkpoints is None:
+        return default_checkpoints(horizon)
+    cp = np.asarray(checkpoints)
+    if cp.ndim != 1 or cp.size == 0 or not np.issubdtype(cp.dtype, np.integer):
+        raise ValueError("checkpoints must be a non-empty 1-d array of integers")
+    cp = cp.astype(np.int64)
+    if (np.diff(cp) <= 0).any() or cp[0] < 1 or cp[-1] > horizon:
+        raise ValueError(f"checkpoints must increase strictly within 1..horizon = {horizon}")
+    if cp[-1] != horizon:
+        cp = np.append(cp, horizon)
+    return cp
+
+
 def run_cell(cell: Cell, seed, *, threads: int | None = None, checkpoints=None) -> CellResult:
     """Simulate ``cell.runs`` independent runs of ``cell`` for ``cell.horizon`` steps.
 
@@ -123,17 +140,7 @@ def run_cell(cell: Cell, seed, *, threads: int | None = None, checkpoints=None) 
         raise ValueError(f"cell must be a simulate.experiments.Cell, got {type(cell).__name__}")
     ss = as_seed_sequence(seed)
     n = cell.horizon
-    if checkpoints is None:
-        cp = default_checkpoints(n)
-    else:
-        cp = np.asarray(checkpoints)
-        if cp.ndim != 1 or cp.size == 0 or not np.issubdtype(cp.dtype, np.integer):
-            raise ValueError("checkpoints must be a non-empty 1-d array of integers")
-        cp = cp.astype(np.int64)
-        if (np.diff(cp) <= 0).any() or cp[0] < 1 or cp[-1] > n:
-            raise ValueError(f"checkpoints must increase strictly within 1..{n}")
-        if cp[-1] != n:
-            cp = np.append(cp, n)
+    cp = resolve_checkpoints(checkpoints, n)
     model = cell.click_model()
     uk = users_keys(ss, cell.weights, cell.runs)
     pk = policy_keys(ss, cell.runs)
