@@ -89,6 +89,7 @@ def traced_runs(model, policy, order, horizon, c, ukeys, pkeys, threads=None):
         The shown lists ``A_t`` and the clicks (0/1 per position), ``t = 1..horizon``.
     """
     from cascading_bandits.simulate.engine import simulate_runs
+
     # the replay follows the KL-UCB constant c: run the engine's policy with the same c
     spec = f"cascade-klucb(c={float(c)!r})" if policy == "cascade-klucb" else policy
     regret, counts, lists, clicks = simulate_runs(

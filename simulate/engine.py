@@ -19,11 +19,39 @@ import numpy as np
 from cascading_bandits.simulate.policies import order_code, parse_policy
 from cascading_bandits.simulate.policies._klucb_select import GROUP_MIN, GROUP_MIN_RANKED
 
-__all__ = ["simulate_runs", "ENGINE_VERSION", "GROUP_MIN", "GROUP_MIN_RANKED"]
+__all__ = [
+    "simulate_runs",
+    "ENGINE_VERSION",
+    "GROUP_MIN",
+    "GROUP_MIN_RANKED",
+    "same_numbers",
+]
 
 #: bumped whenever a change alters any number the engine produces for a given cell and
-#: seed; stored results of another version are not resumed (simulate.sweep)
-ENGINE_VERSION = 2
+#: seed; stored results of an older version are resumed only where :data:`ENGINE_CHANGES`
+#: says the numbers stayed the same (simulate.sweep)
+ENGINE_VERSION = 3
+
+#: version -> (what changed, predicate(policy name, L) true for the cells it changed)
+ENGINE_CHANGES = {
+    3: (
+        "cascade-ts draws by inversion from L = 128 items on",
+        lambda name, L: name == "cascade-ts" and L >= 128,
+    ),
+}
+
+
+def same_numbers(version, policy: str, L: int) -> bool:
+    """Whether engine ``version`` gave the numbers this one gives for a cell of ``policy``
+    (a spec string) on ``L`` items; False for versions before 2 or unknown ones."""
+    if version == ENGINE_VERSION:
+        return True
+    if not isinstance(version, int) or isinstance(version, bool) or not 2 <= version:
+        return False
+    if version > ENGINE_VERSION:
+        return False
+    name = parse_policy(policy).name
+    return not any(ENGINE_CHANGES[v][1](name, L) for v in range(version + 1, ENGINE_VERSION + 1))
 
 
 def _cached_on_disk(kernel) -> bool:

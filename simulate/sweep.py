@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from cascading_bandits.bounds import _validate as V
-from cascading_bandits.simulate.engine import ENGINE_VERSION
+from cascading_bandits.simulate.engine import ENGINE_VERSION, same_numbers
 from cascading_bandits.simulate.experiments import (
     TESTING_HORIZON,
     TESTING_RUNS,
@@ -204,7 +204,7 @@ def _check_stored(cell, root, out_dir, notes):
             "seed, or overwrite=True (--overwrite)"
         )
     res = load_result(cell_paths(out_dir, cell.experiment, cell.cell_id)[1])
-    if res.provenance.get("engine_version") != ENGINE_VERSION:
+    if not same_numbers(res.provenance.get("engine_version"), cell.policy, len(cell.weights)):
         raise ValueError(
             f"stored cell {where} comes from engine version "
             f"{res.provenance.get('engine_version')}, this is {ENGINE_VERSION}; use "

@@ -43,6 +43,8 @@ def golden_cells():
         b_lb_cell("golden", 16, 4, 0.2, 0.15, "cascade-klucb", **dbn, **kw),
         b_lb_cell("golden", 16, 4, 0.2, 0.15, "ranked-klucb", **dbn, **kw),
         b_lb_cell("golden", 8, 2, 0.2, 0.1, "uniform-random", "worst-first", **kw),
+        # inversion draws and the lazy selection (L >= INVERSION_MIN_L; engine version 3)
+        b_lb_cell("golden", 160, 3, 0.2, 0.15, "cascade-ts", horizon=3000, runs=1),
     ]
 
 
@@ -87,6 +89,21 @@ def test_golden_values_of_this_engine_version():
         )
         assert g["counts"] == w["counts"], msg
         assert g["regret"] == w["regret"], msg  # bit for bit (JSON floats round-trip exactly)
+
+
+def test_older_versions_agree_where_same_numbers_says_so():
+    """simulate.engine.same_numbers lets sweeps resume older cells: those must be equal."""
+    from cascading_bandits.simulate.engine import same_numbers
+
+    versions = _load()["engine_versions"]
+    now = versions[str(ENGINE_VERSION)]
+    checked = 0
+    for v, entry in versions.items():
+        for cid, old in entry.items():
+            if cid in now and same_numbers(int(v), old["params"]["policy"], old["params"]["L"]):
+                assert old == now[cid], (v, cid)
+                checked += 1
+    assert checked >= len(now) - 1  # every cell but the new large-L cascade-ts one
 
 
 def test_golden_values_are_not_trivial():

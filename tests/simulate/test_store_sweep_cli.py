@@ -8,7 +8,7 @@ import pytest
 import cascading_bandits.simulate.sweep as sweep
 from cascading_bandits.reports.cli import main
 from cascading_bandits.simulate import run_cell
-from cascading_bandits.simulate.engine import ENGINE_VERSION
+from cascading_bandits.simulate.engine import ENGINE_VERSION, same_numbers
 from cascading_bandits.simulate.experiments import b_lb_cell
 from cascading_bandits.simulate.store import load_result, load_results, save_result
 from cascading_bandits.simulate.sweep import run_experiment
@@ -218,11 +218,33 @@ def test_progress_off_a_terminal_is_plain_lines(capsys, tmp_path):
     assert "\r" not in err and "table1: 0/2 cells stored" in err and "table1: 2/2 cells" in err
 
 
+def test_same_numbers_follows_the_engine_changes():
+    assert same_numbers(ENGINE_VERSION, "cascade-ts", 4096)
+    assert same_numbers(2, "cascade-ts", 127) and same_numbers(2, "cascade-klucb(c=0)", 4096)
+    assert not same_numbers(2, "cascade-ts", 128) and not same_numbers(
+        2, "cascade-ts(prior=2,1)", 999
+    )
+    for bad in (1, 0, None, "2", 2.0, True, ENGINE_VERSION + 1):
+        assert not same_numbers(bad, "cascade-ucb1", 16)
+
+
+def test_results_of_an_older_engine_with_the_same_numbers_are_resumed(tmp_path):
+    first = run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
+    for js in (tmp_path / "table1").glob("*.json"):
+        doc = json.loads(js.read_text())
+        doc["provenance"]["engine_version"] = 2  # version 3 changed cascade-ts at L >= 128 only
+        js.write_text(json.dumps(doc))
+    again = run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
+    assert [r.provenance["engine_version"] for r in again] == [2] * len(first)
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a.regret, b.regret)
+
+
 def test_results_of_another_engine_version_are_not_resumed(tmp_path):
     run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
     js = next((tmp_path / "table1").glob("*.json"))
     doc = json.loads(js.read_text())
-    doc["provenance"]["engine_version"] = ENGINE_VERSION - 1
+    doc["provenance"]["engine_version"] = 1  # before the policy registry: other numbers
     js.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="engine version"):
         run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)

@@ -1,6 +1,14 @@
-"""cascade-ts(prior=a,b): Beta(a + S, b + T - S) samples, pure-Python Marsaglia-Tsang."""
+"""cascade-ts(prior=a,b): Beta(a + S, b + T - S) samples.
+
+Pure-Python Marsaglia-Tsang below INVERSION_MIN_L items, SciPy's betaincinv of the policy
+uniform from there on (the policy's definition, simulate.policies.ts).
+"""
 
 import math
+
+from scipy.special import betainc, betaincinv
+
+from cascading_bandits.simulate.policies.ts import INVERSION_MIN_L
 
 from .common import cascade_run, policy_u
 
@@ -29,10 +37,32 @@ def beta_py(a, b, key, t, e, L):
     return x / (x + y)
 
 
+def beta_quantile_py(a, b, u):
+    """SciPy's u-quantile if betainc maps it back to u within 1e-9, else bisection."""
+    x = float(betaincinv(a, b, u))
+    if 0.0 <= x <= 1.0 and abs(float(betainc(a, b, x)) - u) <= 1e-9:
+        return x
+    lo, hi = 0.0, 1.0
+    while True:
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            return hi
+        if float(betainc(a, b, mid)) < u:
+            lo = mid
+        else:
+            hi = mid
+
+
+def beta_inverse_py(a, b, key, t, e, L):
+    """The u-quantile of Beta(a, b), u the policy stream's sub-draw 0 of (t, e)."""
+    return beta_quantile_py(a, b, policy_u(key, t, e, L, 0))
+
+
 def _index(S, N, t, spec, pkey, score):
     a, b = spec["prior"]
     L = len(S)
-    return [beta_py(a + S[e], b + (N[e] - S[e]), pkey, t, e, L) for e in range(L)]
+    draw = beta_inverse_py if L >= INVERSION_MIN_L else beta_py
+    return [draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, L) for e in range(L)]
 
 
 def reference_run(*args):
