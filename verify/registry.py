@@ -61,8 +61,8 @@ class Claim:
         Empty if the claim is checked as printed; otherwise the condition or
         correction verify had to add, with the caveat id that documents it.
     requires : tuple of str
-        Modules the check needs (``"cascading_bandits.bounds.upper"``, ``"simulate"``); a claim whose
-        module is missing is skipped by :func:`available_claims` (listed, not run).
+        Modules the check needs (``"cascading_bandits.bounds.upper"``, ``"simulate"``); a
+        claim whose module is missing is skipped by :func:`available_claims` (listed, not run).
     """
 
     id: str
