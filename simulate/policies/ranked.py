@@ -48,21 +48,103 @@ from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 
 @numba.njit(**NJIT)
-def _run_ranked(env, c, ukey, regret_out, counts_out, trace, rba):
-    model, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
-    L = attract.size
-    S = np.zeros((K, L), np.int64)
-    N = np.zeros((K, L), np.int64)
-    counts = np.zeros(L, np.int64)
+def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
+              regret_out, rba, void_on_observe):  # fmt: skip
+    """Show ``lst``, update the K bandits, count and add the regret; returns (cum, j).
+
+    RBA: bandit k updates its own pick, rewarded only if it was shown and clicked;
+    otherwise bandit k updates the item it showed with that position's click. An attractive
+    update voids the item's stored upper bound (``ubt = 0``); with ``void_on_observe`` (the
+    grouped selection, whose bounds are per state) every update does.
+    """
+    model, attract, satisfy, gamma, _, _, _, fstar, checkpoints, _ = env
+    respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
+    if t <= trace.shape[0]:
+        for k in range(K):  # element-wise: a slice assignment compiles a shape-error path (s)
+            trace[t - 1, 0, k] = lst[k]
+            trace[t - 1, 1, k] = clicks[k]
+    last = -1
+    for k in range(K):
+        if clicks[k] == 1:
+            last = k
+        e = chosen[k] if rba else lst[k]
+        N[k, e] += 1
+        if clicks[k] == 1 and lst[k] == e:
+            S[k, e] += 1
+            ubt[k, e] = 0
+        elif void_on_observe:
+            ubt[k, e] = 0
+    nobs = last + 1 if last >= 0 else K
+    for k in range(nobs):
+        counts[lst[k]] += 1
+    cum += fstar - list_reward(model, attract, satisfy, gamma, lst, K, scratch)
+    if t == checkpoints[j]:
+        regret_out[j] = cum
+        j += 1
+    return cum, j
+
+
+@numba.njit(**NJIT)
+def _state(K, L):
+    """(S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch) of a run."""
+    return (
+        np.zeros((K, L), np.int64),
+        np.zeros((K, L), np.int64),
+        np.zeros(L, np.int64),
+        np.zeros(L, np.bool_),
+        np.empty(L, np.int64),
+        np.zeros(K, np.int64),
+        np.zeros(K, np.int64),
+        np.zeros(K + 1, np.int64),
+        np.zeros(K, np.int64),
+        np.empty(K),
+    )
+
+
+@numba.njit(**NJIT)
+def _finish(counts, counts_out):
+    for e in range(counts.size):
+        counts_out[e] = counts[e]
+
+
+@numba.njit(**NJIT)
+def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
+    """Every index of every bandit each step (the definition; lazy=False)."""
+    K, n = env[4], env[5]
+    L = env[1].size
+    S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
     idx = np.empty(L)
     taken = np.empty(L, np.bool_)
-    shown = np.zeros(L, np.bool_)
-    order_k = np.empty(L, np.int64)
-    chosen = np.zeros(K, np.int64)
-    lst = np.zeros(K, np.int64)
-    incr = np.zeros(K + 1, np.int64)
-    clicks = np.zeros(K, np.int64)
-    scratch = np.empty(K)
+    ubt = np.zeros((K, L), np.int64)  # unused: no bounds
+    cum, j = 0.0, np.int64(0)
+    for t in range(1, n + 1):
+        th = klucb_threshold_scalar(float(t), c)
+        for e in range(L):
+            shown[e] = False
+        for k in range(K):
+            for e in range(L):
+                m = S[k, e] / N[k, e] if N[k, e] > 0 else 0.0
+                idx[e] = klucb_scalar(m, float(N[k, e]), th)
+            select_top(idx, k + 1, taken, order_k)  # bandit k's first k+1 items
+            chosen[k] = order_k[0]
+            for i in range(k + 1):
+                if not shown[order_k[i]]:
+                    lst[k] = order_k[i]
+                    break
+            shown[lst[k]] = True
+        cum, j = _feedback(
+            t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
+            regret_out, rba, False,
+        )  # fmt: skip
+    _finish(counts, counts_out)
+
+
+@numba.njit(**NJIT)
+def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
+    """Bracketed lazy selection per bandit (L < GROUP_MIN_RANKED; see _klucb_select)."""
+    K, n = env[4], env[5]
+    L = env[1].size
+    S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
     q = np.zeros((K, L))
     ub = np.zeros((K, L))
     ubt = np.zeros((K, L), np.int64)
@@ -74,13 +156,9 @@ def _run_ranked(env, c, ukey, regret_out, counts_out, trace, rba):
     cl = np.empty(L, np.int64)
     tk = np.zeros(L, np.bool_)
     tops = np.empty(L)
-    grouped = lazy and L >= GROUP_MIN_RANKED
-    # one cache for the K bandits: the index is a function of the state and the step
-    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L if grouped else 0)
     t_ep = np.int64(0)
     th_ep = 0.0
-    cum = 0.0
-    j = 0
+    cum, j = 0.0, np.int64(0)
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
         if t > t_ep:
@@ -89,122 +167,118 @@ def _run_ranked(env, c, ukey, regret_out, counts_out, trace, rba):
         for e in range(L):
             shown[e] = False
         for k in range(K):
-            if grouped:
-                # incumbents: the items above, this bandit's previous item and pick
-                for i in range(k + 1):
-                    incr[i] = lst[i]
-                incr[k + 1] = chosen[k]
-                _grouped_top(
-                    S[k],
-                    N[k],
-                    ub[k],
-                    ubt[k],
-                    t,
-                    th,
-                    t_ep,
-                    th_ep,
-                    incr,
-                    k + 2,
-                    k + 1,
-                    tops,
-                    order_k,
-                    ckey,
-                    cval,
-                    cvt,
-                    cub,
-                    cubt,
-                    mask,
-                )
-                chosen[k] = order_k[0]
-                for i in range(k + 1):
-                    if not shown[order_k[i]]:
-                        lst[k] = order_k[i]
-                        break
-            elif lazy:
-                # bandit k needs at most its k + 1 best items (k are shown above): certify
-                # that depth; incumbents: the items above, its previous item and pick
-                sv = t * K + k  # stamps are shared by the K bandits: one value per (t, k)
-                for i in range(k + 1):
-                    incr[i] = lst[i]
-                incr[k + 1] = chosen[k]
-                nc = _lazy_prepare(
-                    S[k],
-                    N[k],
-                    q[k],
-                    ub[k],
-                    ubt[k],
-                    ubn[k],
-                    t,
-                    th,
-                    t_ep,
-                    th_ep,
-                    incr,
-                    k + 2,
-                    k + 1,
-                    lo,
-                    hi,
-                    ex,
-                    stamp,
-                    sv,
-                    cl,
-                    tops,
-                )
-                for i in range(nc):
-                    tk[i] = False
+            # bandit k needs at most its k + 1 best items (k are shown above): certify
+            # that depth; incumbents: the items above, its previous item and pick
+            sv = t * K + k  # stamps are shared by the K bandits: one value per (t, k)
+            for i in range(k + 1):
+                incr[i] = lst[i]
+            incr[k + 1] = chosen[k]
+            nc = _lazy_prepare(
+                S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t, th, t_ep, th_ep, incr, k + 2,
+                k + 1, lo, hi, ex, stamp, sv, cl, tops,
+            )  # fmt: skip
+            for i in range(nc):
+                tk[i] = False
+            a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
+            chosen[k] = a
+            while shown[a]:  # duplicate: bandit k's next best unshown item
                 a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
-                chosen[k] = a
-                while shown[a]:  # duplicate: bandit k's next best unshown item
-                    a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
-                _lazy_retire(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t_ep, th_ep, cl, nc, tk)
-                lst[k] = a
-            else:
-                for e in range(L):
-                    m = S[k, e] / N[k, e] if N[k, e] > 0 else 0.0
-                    idx[e] = klucb_scalar(m, float(N[k, e]), th)
-                select_top(idx, k + 1, taken, order_k)  # bandit k's first k+1 items
-                chosen[k] = order_k[0]
-                for i in range(k + 1):
-                    if not shown[order_k[i]]:
-                        lst[k] = order_k[i]
-                        break
-            shown[lst[k]] = True
-        respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
-        if t <= trace.shape[0]:
-            for k in range(K):  # element-wise: a slice assignment compiles a shape-error path (s)
-                trace[t - 1, 0, k] = lst[k]
-                trace[t - 1, 1, k] = clicks[k]
-        last = -1
+            _lazy_retire(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t_ep, th_ep, cl, nc, tk)
+            lst[k] = a
+            shown[a] = True
+        cum, j = _feedback(
+            t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
+            regret_out, rba, False,
+        )  # fmt: skip
+    _finish(counts, counts_out)
+
+
+@numba.njit(**NJIT)
+def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
+    """Grouped lazy selection, one state cache for the K bandits (L >= GROUP_MIN_RANKED)."""
+    K, n = env[4], env[5]
+    L = env[1].size
+    S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
+    ub = np.zeros((K, L))
+    ubt = np.zeros((K, L), np.int64)
+    tops = np.empty(L)
+    # one cache for the K bandits: the index is a function of the state and the step
+    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L)
+    t_ep = np.int64(0)
+    th_ep = 0.0
+    cum, j = 0.0, np.int64(0)
+    for t in range(1, n + 1):
+        th = klucb_threshold_scalar(float(t), c)
+        if t > t_ep:
+            t_ep = t + t // GROW + 1
+            th_ep = klucb_threshold_scalar(float(t_ep), c)
+        for e in range(L):
+            shown[e] = False
         for k in range(K):
-            if clicks[k] == 1:
-                last = k
-            # RBA: bandit k updates its own pick, rewarded only if it was shown and clicked;
-            # otherwise bandit k updates the item it showed with that position's click
-            e = chosen[k] if rba else lst[k]
-            N[k, e] += 1
-            if clicks[k] == 1 and lst[k] == e:
-                S[k, e] += 1
-                ubt[k, e] = 0
-            elif grouped:
-                ubt[k, e] = 0  # its state changed: take the new state's bound
-        nobs = last + 1 if last >= 0 else K
-        for k in range(nobs):
-            counts[lst[k]] += 1
-        cum += fstar - list_reward(model, attract, satisfy, gamma, lst, K, scratch)
-        if t == checkpoints[j]:
-            regret_out[j] = cum
-            j += 1
-    for e in range(L):
-        counts_out[e] = counts[e]
+            # incumbents: the items above, this bandit's previous item and pick
+            for i in range(k + 1):
+                incr[i] = lst[i]
+            incr[k + 1] = chosen[k]
+            _grouped_top(
+                S[k], N[k], ub[k], ubt[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, tops,
+                order_k, ckey, cval, cvt, cub, cubt, mask,
+            )  # fmt: skip
+            chosen[k] = order_k[0]
+            for i in range(k + 1):
+                if not shown[order_k[i]]:
+                    lst[k] = order_k[i]
+                    break
+            shown[lst[k]] = True
+        cum, j = _feedback(
+            t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
+            regret_out, rba, True,
+        )  # fmt: skip
+    _finish(counts, counts_out)
+
+
+# One thin kernel per (selection, reward rule): a run compiles only the one it uses.
+@numba.njit(**NJIT)
+def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
+    _run_plain(env, params[0], ukey, regret_out, counts_out, trace, False)
 
 
 @numba.njit(**NJIT)
-def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
-    _run_ranked(env, params[0], ukey, regret_out, counts_out, trace, False)
+def kernel_lazy(env, params, ukey, pkey, regret_out, counts_out, trace):
+    _run_lazy(env, params[0], ukey, regret_out, counts_out, trace, False)
 
 
 @numba.njit(**NJIT)
-def kernel_rba(env, params, ukey, pkey, regret_out, counts_out, trace):
-    _run_ranked(env, params[0], ukey, regret_out, counts_out, trace, True)
+def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
+    _run_grouped(env, params[0], ukey, regret_out, counts_out, trace, False)
+
+
+@numba.njit(**NJIT)
+def kernel_plain_rba(env, params, ukey, pkey, regret_out, counts_out, trace):
+    _run_plain(env, params[0], ukey, regret_out, counts_out, trace, True)
+
+
+@numba.njit(**NJIT)
+def kernel_lazy_rba(env, params, ukey, pkey, regret_out, counts_out, trace):
+    _run_lazy(env, params[0], ukey, regret_out, counts_out, trace, True)
+
+
+@numba.njit(**NJIT)
+def kernel_grouped_rba(env, params, ukey, pkey, regret_out, counts_out, trace):
+    _run_grouped(env, params[0], ukey, regret_out, counts_out, trace, True)
+
+
+def kernel(L, lazy):
+    """The ranked-klucb kernel a run uses."""
+    if not lazy:
+        return kernel_plain
+    return kernel_grouped if L >= GROUP_MIN_RANKED else kernel_lazy
+
+
+def kernel_rba(L, lazy):
+    """The ranked-klucb-rba kernel a run uses."""
+    if not lazy:
+        return kernel_plain_rba
+    return kernel_grouped_rba if L >= GROUP_MIN_RANKED else kernel_lazy_rba
 
 
 _C = Param("c", 3.0, 0.0, doc="constant c in log t + c log log t")
