@@ -16,6 +16,8 @@ Pure functions, no I/O. One module per result family:
 * :mod:`bounds.cli`       -- ``cascading bounds``; :mod:`bounds.ledger_cli` -- ``cascading ledger``
 """
 
+# first: numba's cache directory is keyed by the sources before any kernel is declared
+import cascading_bandits.bounds._numba_cache  # noqa: F401
 from cascading_bandits.bounds.decomposition import (
     conditional_regret,
     event_probabilities,

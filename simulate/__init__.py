@@ -22,6 +22,8 @@ Layers, bottom up:
 True
 """
 
+# first: numba's cache directory is keyed by the sources before any kernel is declared
+import cascading_bandits.bounds._numba_cache  # noqa: F401
 from cascading_bandits.simulate.api import RegretResult, StudyResults, run
 from cascading_bandits.simulate.experiments import Cell, get_experiment
 from cascading_bandits.simulate.results import CellResult
