@@ -68,7 +68,7 @@ def register_model(cls):
     return cls
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def respond(code, attract, satisfy, gamma, lst, K, t, key, clicks):
     """The user's clicks on list ``lst[:K]`` at step ``t``: fills ``clicks[:K]`` with 0/1.
 
@@ -110,7 +110,7 @@ def respond(code, attract, satisfy, gamma, lst, K, t, key, clicks):
     return nclicks
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def list_reward(code, attract, satisfy, gamma, lst, K, scratch):
     """Expected reward of list ``lst[:K]`` (cascade: ``f(A, w)``; DBN: satisfaction probability).
 

@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
+from cascading_bandits.simulate.policies.kernel import HOT
 
 __all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED"]
 
@@ -44,7 +45,7 @@ PAD = 1e-10
 GROW = 64  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _bracket(p, T, th, q0):
     """(lo, hi, exact, q_next): klucb_scalar(p, T, th) lies in [lo, hi]; exact if lo == hi."""
     if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
@@ -60,12 +61,12 @@ def _bracket(p, T, th, q0):
     return lo - PAD, hi + PAD, False, hi
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _mean(S, N, e):
     return S[e] / N[e] if N[e] > 0 else 0.0
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e):
     r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
     lo[e], hi[e], q[e] = r[0], r[1], r[3]
@@ -75,7 +76,7 @@ def _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e):
     return nc + 1
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _push_top(tops, m, x):
     """Keep tops[:m] = the m largest values pushed so far, decreasing (tops starts at -inf)."""
     if x <= tops[m - 1]:
@@ -87,7 +88,7 @@ def _push_top(tops, m, x):
     tops[i] = x
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _lazy_prepare(
     S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, m, lo, hi, ex, stamp, sv, cl, tops
 ):
@@ -137,7 +138,7 @@ def _lazy_prepare(
     return kept
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk):
     """Tighten the stale upper bounds of the candidates not taken (they lost this step).
 
@@ -155,7 +156,7 @@ def _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk):
                 ubn[e] = N[e]
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _refine(S, N, q, th, lo, hi, ex, e):
     """Second-order bracket of item e's index from the Newton point q1 = q[e] >= root.
 
@@ -188,7 +189,7 @@ def _refine(S, N, q, th, lo, hi, ex, e):
     q[e] = h1
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
     """The next item in (index desc, id asc) order among the candidates not taken yet.
 
@@ -263,7 +264,7 @@ GROUP_MIN = 256  # cascade-klucb uses the grouped selection from this L on
 GROUP_MIN_RANKED = 160  # ranked-klucb(-rba) from this L on
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _cache_slot(s, n, ckey, cvt, cubt, mask):
     """Slot of state (s, n) in the direct-mapped cache (a new key evicts the old one)."""
     key = (n << 32) | s
@@ -277,7 +278,7 @@ def _cache_slot(s, n, ckey, cvt, cubt, mask):
     return i
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _state_val(s, n, th, t, ckey, cval, cvt, cub, cubt, mask):
     """klucb_scalar(s / n, n, th) (mean 0 if n == 0), computed once per state and step t."""
     i = _cache_slot(s, n, ckey, cvt, cubt, mask)
@@ -287,7 +288,7 @@ def _state_val(s, n, th, t, ckey, cval, cvt, cub, cubt, mask):
     return cval[i]
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _state_ub(s, n, th_ep, t_ep, ckey, cval, cvt, cub, cubt, mask):
     """An upper bound on the index of state (s, n) at every step <= t_ep (threshold th_ep)."""
     i = _cache_slot(s, n, ckey, cvt, cubt, mask)
@@ -297,7 +298,7 @@ def _state_ub(s, n, th_ep, t_ep, ckey, cval, cvt, cub, cubt, mask):
     return cub[i]
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(**HOT)
 def _grouped_top(
     S, N, ub, ubt, t, th, t_ep, th_ep, inc, ninc, m, bv, out, ckey, cval, cvt, cub, cubt, mask
 ):
