@@ -154,13 +154,13 @@ def test_markdown_row_regex_sanity():
 def test_unusable_stored_results_name_the_reports_remedy(tmp_path, monkeypatch):
     sweep = pytest.importorskip("cascading_bandits.simulate.sweep")
 
-    def refuse(name, out_dir, **kw):
+    def refuse(names, out_dir, **kw):
         raise ValueError(
-            f"stored cell {name}/x comes from engine version None, this is 2; "
+            f"stored cell {names[0]}/x comes from engine version None, this is 2; "
             "use another output directory or overwrite=True (--overwrite)"
         )
 
-    monkeypatch.setattr(sweep, "run_experiment", refuse)
+    monkeypatch.setattr(sweep, "run_experiments", refuse)
     with pytest.raises(ValueError) as info:
         B.build_report(tmp_path / "r", quick=True, progress=False)
     msg = str(info.value)
