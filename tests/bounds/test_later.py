@@ -353,3 +353,66 @@ def test_cli_errors_one_line_exit_2(capsys, argv, msg):
     code, out = _cli(capsys, *argv)
     assert code == 2 and out.out == ""
     assert out.err.count("\n") == 1 and msg in out.err and "Traceback" not in out.err
+
+
+# ---------------------------------------------------------------------------
+# upper bounds with constants, by name (the search's --bound)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [30, 10**4])
+def test_upper_bound_by_name_is_the_named_function_and_the_ledger_row(n):
+    from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound
+
+    inst = CascadeInstance((0.5, 0.4, 0.3, 0.1, 0.1, 0.1), 2)
+    form = "paper" if n >= 48 else "proof"
+    want = {
+        "theorem2": theorem2_bound(inst, n),
+        "corollary2": later.theorem2_gapfree_bound(6, 2, n),
+        "theorem3": theorem3_bound(inst, n, form=form),
+        "corollary3": later.theorem3_gapfree_bound(inst, n, form=form)[0],
+    }
+    got = {k: later.upper_bound(k, inst, n) for k in later.CONSTANT_UPPER_BOUNDS}
+    assert got == pytest.approx(want, rel=1e-13)
+    assert len({round(v, 6) for v in got.values()}) == 4  # four different bounds here
+    rows = {r["name"]: r for r in later.ledger(inst, n)}
+    for k, meta in later.CONSTANT_UPPER_BOUNDS.items():
+        row = rows[meta["row"]]
+        assert row["value"] == pytest.approx(got[k], rel=1e-13)
+        assert (row["algorithm"], row["gap"], row["source"]) == (
+            meta["algorithm"],
+            meta["gap"],
+            meta["source"],
+        )
+    names = {r["name"] for r in later.ledger(inst, n) if r["kind"] == "upper"}
+    assert set(later.ORDER_UPPER_BOUNDS.values()) <= names
+
+
+def test_theorem3_form_switches_at_48():
+    assert later.theorem3_form(47) == "proof" and later.theorem3_form(48) == "paper"
+    with pytest.raises(ValueError, match="n must"):
+        later.theorem3_form(0)
+
+
+@pytest.mark.parametrize(
+    "bound, match",
+    [
+        ("theorem4", "bound must be one of theorem2, corollary2, theorem3, corollary3"),
+        (None, "bound must be one of"),
+        ("vial-klucb", "only as an order.*no value"),
+        ("zhong-ts-cascade", "constant was not retrieved"),
+    ],
+)
+def test_upper_bound_rejects_unknown_and_order_only_names(bound, match):
+    with pytest.raises(ValueError, match=match):
+        later.upper_bound(bound, PAPER, 100)
+
+
+def test_upper_bound_premises():
+    tie = CascadeInstance((0.3, 0.3, 0.1), 1)
+    for name in ("theorem2", "theorem3", "corollary3"):
+        with pytest.raises(ValueError, match="unique optimal set"):
+            later.upper_bound(name, tie, 100)
+    assert later.upper_bound("corollary2", tie, 100) == later.theorem2_gapfree_bound(3, 1, 100)
+    with pytest.raises(ValueError, match="n must"):
+        later.upper_bound("theorem2", PAPER, 0)
