@@ -12,8 +12,9 @@ Examples::
     cascading search --objective regret --policy cascade-ucb1,cascade-klucb --K 4 --L 16 \
         --horizon 1e3,1e4,1e5 --out worst
 
-With --out DIR the results go to DIR/search.json and the figure to DIR/search.png and
-.pdf; existing files there are never replaced.
+With --out DIR the results go to DIR/search.json and, for the factor against K and the
+worst regret against n, the figure to DIR/search.png and .pdf; existing files there are
+never replaced.
 """
 
 from __future__ import annotations
@@ -104,14 +105,17 @@ def _outputs(out):
 
 
 def _write(d, doc, fig):
+    """search.json, and search.png and .pdf when there is a figure (``fig`` not None)."""
     import os
 
     d.mkdir(parents=True, exist_ok=True)
-    for name, write in (
-        ("search.json", lambda p: p.write_text(json.dumps(doc, indent=1, allow_nan=False))),
-        ("search.png", lambda p: fig.savefig(p, dpi=200, bbox_inches="tight", format="png")),
-        ("search.pdf", lambda p: fig.savefig(p, bbox_inches="tight", format="pdf")),
-    ):
+    files = [("search.json", lambda p: p.write_text(json.dumps(doc, indent=1, allow_nan=False)))]
+    if fig is not None:
+        files += [
+            ("search.png", lambda p: fig.savefig(p, dpi=200, bbox_inches="tight", format="png")),
+            ("search.pdf", lambda p: fig.savefig(p, bbox_inches="tight", format="pdf")),
+        ]
+    for name, write in files:
         tmp = d / f".{name}.tmp"
         write(tmp)
         os.replace(tmp, d / name)

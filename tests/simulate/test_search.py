@@ -150,3 +150,15 @@ def test_factor_figure_has_the_sqrt_K_reference():
     assert len(ref) == 1
     y = ref[0].get_ydata()
     assert y[1] / y[0] == pytest.approx(np.sqrt(2))
+
+
+def test_cli_single_search_out_writes_the_json_alone(tmp_path, capsys):
+    out = tmp_path / "one"
+    argv = ["search", "--objective", "bound", "--policy", "cascade-ucb1", "--K", "2", "--L", "4"]
+    argv += ["--horizon", "300", "--runs", "2", "--maxiter", "1", "--popsize", "2"]
+    argv += ["--confirm-runs", "3", "--family", "two-level", "--out", str(out)]
+    assert main(argv) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["search.json"]
+    (res,) = json.loads((out / "search.json").read_text())["results"]
+    assert res["objective"] == "bound" and res["K"] == 2
+    assert f"written: {out / 'search.json'}" in capsys.readouterr().out
