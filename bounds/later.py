@@ -656,32 +656,38 @@ def graves_lai_over_theorem4(inst, K=None) -> float:
 
 
 #: upper bounds with explicit constants, by name: the algorithm each bounds (as in the
-#: ledger rows' ``algorithm``), the ledger row's ``name``, its source, and whether it needs
-#: gaps (a unique optimal set). :func:`upper_bound` evaluates them as :func:`ledger` does.
+#: ledger rows' ``algorithm``), the ledger row's ``name``, its source, whether it depends on
+#: the gaps, and whether its premises need a unique optimal set ``w(K) > w(K+1)`` (Corollary 3
+#: is gap-free but keeps Theorem 3's premise). :func:`upper_bound` evaluates them as
+#: :func:`ledger` does.
 CONSTANT_UPPER_BOUNDS = {
     "theorem2": {
         "algorithm": "CascadeUCB1",
         "row": "Theorem 2 (CascadeUCB1)",
         "source": "[K15] ICML 2015, Theorem 2",
         "gap": "dependent",
+        "unique_optimum": True,
     },
     "corollary2": {
         "algorithm": "CascadeUCB1",
         "row": "Corollary 2 of Theorem 2, gap-free (derived here)",
         "source": "derived from [K15] ICML 2015, Theorem 2's proof (Appendix A); bounds.later",
         "gap": "free",
+        "unique_optimum": False,
     },
     "theorem3": {
         "algorithm": "CascadeKL-UCB",
         "row": "Theorem 3 (CascadeKL-UCB)",
         "source": "[K15] ICML 2015, Theorem 3; C2, beta from Garivier & Cappe (COLT 2011) Lemma 8",
         "gap": "dependent",
+        "unique_optimum": True,
     },
     "corollary3": {
         "algorithm": "CascadeKL-UCB",
         "row": "Corollary 3 of Theorem 3, gap-free leading term (derived here)",
         "source": "derived from [K15] ICML 2015, Theorem 3's proof (Appendix A); bounds.later",
         "gap": "free",
+        "unique_optimum": True,
     },
 }
 

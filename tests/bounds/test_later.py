@@ -410,7 +410,9 @@ def test_upper_bound_rejects_unknown_and_order_only_names(bound, match):
 
 def test_upper_bound_premises():
     tie = CascadeInstance((0.3, 0.3, 0.1), 1)
-    for name in ("theorem2", "theorem3", "corollary3"):
+    needs = [k for k, v in later.CONSTANT_UPPER_BOUNDS.items() if v["unique_optimum"]]
+    assert needs == ["theorem2", "theorem3", "corollary3"]
+    for name in needs:
         with pytest.raises(ValueError, match="unique optimal set"):
             later.upper_bound(name, tie, 100)
     assert later.upper_bound("corollary2", tie, 100) == later.theorem2_gapfree_bound(3, 1, 100)
