@@ -32,6 +32,7 @@ import json
 from pathlib import Path
 
 from cascading_bandits.reports import tables as T
+from cascading_bandits.reports.search_ledger import weights_text
 
 __all__ = ["ledger_values", "found_ledger_values", "profile_chains", "stored_searches"]
 
@@ -260,17 +261,6 @@ def found_ledger_values(ctx) -> list[dict]:
     return [r for f, rows in zip(found, values, strict=True) for r in ledger_on_instance(f, rows)]
 
 
-def _weights_text(w) -> str:
-    """Weights, 3 significant digits, equal neighbours folded (``0.065 ×2, 0.001 ×4``)."""
-    parts = []
-    for x in (f"{v:.3g}" for v in w):
-        if parts and parts[-1][0] == x:
-            parts[-1][1] += 1
-        else:
-            parts.append([x, 1])
-    return ", ".join(x if c == 1 else f"{x} ×{c}" for x, c in parts)
-
-
 def _found_by(r) -> str:
     if r["objective"] == "bound":
         return f"tightest {r['bound_name']} ({r['policies'][0]})"
@@ -290,7 +280,7 @@ def _ledger_found_table(ctx) -> T.Table | None:
                 r["search"],
                 str(r["index"] + 1),
                 _found_by(r),
-                f"K={r['K']}, L={r['L']}: {_weights_text(r['weights'])}",
+                f"K={r['K']}, L={r['L']}: {weights_text(r['weights'])}",
                 str(r["n"]),
                 r["name"],
                 f"{r['kind']}, gap-{r['gap']}, {r['form']}",
@@ -363,7 +353,7 @@ def _tightest_md(found) -> list[str]:
         md.append(
             f"| {label} | {pol} | {f['K']} | {f['L']} | {f['n']:,} | {r['value']:.3f} "
             f"({r['ci_low']:.3f} to {r['ci_high']:.3f}) | {reg['mean']:.1f}{ci} | {bound} | "
-            f"{_weights_text(f['weights'])} | `{name}` |"
+            f"{weights_text(f['weights'])} | `{name}` |"
         )
     return md + [""]
 
@@ -380,7 +370,7 @@ def _other_md(name, res) -> list[str]:
         md.append(
             f"| {r['objective']} | {', '.join(r['policies'])} | {r['K']} | {len(r['weights'])} "
             f"| {r['settings']['confirm_horizon']:,} | {r['value']:.3g} ({r['ci_low']:.3g} to "
-            f"{r['ci_high']:.3g}) | {_weights_text(r['weights'])} |"
+            f"{r['ci_high']:.3g}) | {weights_text(r['weights'])} |"
         )
     return md + [""]
 

@@ -27,9 +27,16 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from pathlib import Path
 
-__all__ = ["read_search", "found_instances", "ledger_on_instance", "LOWER_COMPARED_WITH"]
+__all__ = [
+    "read_search",
+    "found_instances",
+    "ledger_on_instance",
+    "weights_text",
+    "LOWER_COMPARED_WITH",
+]
 
 #: policies a lower bound for every consistent policy is compared with, first measured wins
 LOWER_COMPARED_WITH = ("cascade-klucb", "cascade-ucb1")
@@ -294,3 +301,29 @@ def ledger_on_instance(found: dict, rows=None) -> list[dict]:
             }
         )
     return out
+
+
+def weights_text(w, times: str = "×") -> str:
+    """Weights to 3 significant digits, equal neighbours folded: ``0.065 ×2, 0.001 ×4``.
+
+    Parameters
+    ----------
+    w : sequence of float
+        Attraction probabilities (as a search stores them, decreasing).
+    times : str
+        The sign before a count (``"x"`` for plain ASCII text).
+    """
+    if isinstance(w, (str, bytes)) or not hasattr(w, "__iter__"):
+        raise ValueError(f"w must be a sequence of weights, got {w!r}")
+    w = list(w)
+    if any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in w):
+        raise ValueError(f"w must hold numbers, got {w!r}")
+    if not isinstance(times, str):
+        raise ValueError(f"times must be a string, got {times!r}")
+    parts = []
+    for x in (f"{float(v):.3g}" for v in w):
+        if parts and parts[-1][0] == x:
+            parts[-1][1] += 1
+        else:
+            parts.append([x, 1])
+    return ", ".join(x if c == 1 else f"{x} {times}{c}" for x, c in parts)

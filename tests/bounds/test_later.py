@@ -5,6 +5,7 @@ import itertools
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -418,3 +419,76 @@ def test_upper_bound_premises():
     assert later.upper_bound("corollary2", tie, 100) == later.theorem2_gapfree_bound(3, 1, 100)
     with pytest.raises(ValueError, match="n must"):
         later.upper_bound("theorem2", PAPER, 0)
+
+
+# ---------------------------------------------------------------------------
+# cascading ledger --from-search
+# ---------------------------------------------------------------------------
+
+DOCS_SEARCH = Path(__file__).resolve().parents[2] / "docs" / "search"
+
+
+def test_cli_from_search_json_has_the_ledger_of_every_found_instance(capsys):
+    path = DOCS_SEARCH / "worst_regret.json"
+    code, out = _cli(capsys, "--from-search", str(path), "--json")
+    assert code == 0 and out.out.count("\n") == 1
+    doc = json.loads(out.out)
+    stored = json.loads(path.read_text())["results"]
+    assert len(doc["instances"]) == len(stored)
+    for got, res in zip(doc["instances"], stored, strict=True):
+        n = res["settings"]["confirm_horizon"]
+        assert got["n"] == n and got["instance"]["weights"] == res["weights"]
+        want = later.ledger(CascadeInstance(tuple(res["weights"]), res["K"]), n)
+        assert [r["name"] for r in got["rows"]] == [r["name"] for r in want]
+        assert [r["value"] for r in got["rows"]] == pytest.approx([r["value"] for r in want])
+        pol = res["policies"][0]
+        row = "Theorem 2 (CascadeUCB1)" if pol == "cascade-ucb1" else "Theorem 3 (CascadeKL-UCB)"
+        (r,) = [r for r in got["rows"] if r["name"] == row]
+        b = [w for w in want if w["name"] == row][0]["value"]
+        assert r["measured"] == pol and r["empirical"] == res["mean_regret"][pol]
+        assert r["ratio"] == pytest.approx(res["mean_regret"][pol] / b, rel=1e-12)
+        assert (r["ratio_low"], r["ratio_high"]) == pytest.approx(
+            (res["ci_low"] / b, res["ci_high"] / b), rel=1e-12
+        )
+
+
+def test_cli_from_search_text_groups_each_instance(capsys):
+    path = DOCS_SEARCH / "tightest_theorem2.json"
+    code, out = _cli(capsys, "--from-search", str(path))
+    assert code == 0
+    (res,) = json.loads(path.read_text())["results"]
+    text = out.out
+    assert text.startswith(f"Search {path}, result 1: the instance where theorem2 is tightest")
+    for title in ("Upper bounds, gap-dependent", "Upper bounds, gap-free", "Lower bounds"):
+        assert title in text
+    lo, hi = res["regret_ci"]["cascade-ucb1"]
+    line = (
+        f"measured cascade-ucb1: {res['mean_regret']['cascade-ucb1']:.1f} [{lo:.1f}, {hi:.1f}]; "
+        f"empirical / bound = {res['value']:.4g} [{res['ci_low']:.4g}, {res['ci_high']:.4g}]"
+    )
+    assert line in text
+    assert text.isascii()
+    code, out = _cli(capsys, "--from-search", str(DOCS_SEARCH / "factor_vs_K.json"))
+    assert code == 0 and out.out.count("Search ") == 4 and "w=(0.0648 x2, 0.000394 x30)" in out.out
+
+
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (["--horizon", "100"], "--from-search takes each instance and its horizon"),
+        (["--weights", "0.5,0.2", "--K", "1"], "drop --weights --K"),
+        (["--L", "8"], "drop --L"),
+    ],
+)
+def test_cli_from_search_refuses_an_instance_or_horizon(capsys, argv, msg):
+    code, out = _cli(capsys, "--from-search", str(DOCS_SEARCH / "worst_regret.json"), *argv)
+    assert code == 2 and out.out == "" and out.err.count("\n") == 1 and msg in out.err
+
+
+def test_cli_from_search_bad_files(capsys, tmp_path):
+    code, out = _cli(capsys, "--from-search", str(tmp_path / "none.json"))
+    assert code == 2 and "cannot read the search file" in out.err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"results": [{"weights": [0.5, 0.2], "K": 1}]}')
+    code, out = _cli(capsys, "--from-search", str(bad))
+    assert code == 2 and out.err.count("\n") == 1 and "missing objective" in out.err

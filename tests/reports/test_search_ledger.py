@@ -125,3 +125,13 @@ def test_bad_arguments():
         found_instances(_doc("tightest_theorem2"), "")
     with pytest.raises(ValueError, match="found must be an entry"):
         ledger_on_instance({"weights": [0.5, 0.1]})
+
+
+def test_weights_text_folds_equal_neighbours():
+    from cascading_bandits.reports.search_ledger import weights_text
+
+    assert weights_text([0.06482, 0.06482, 0.0004, 0.0004, 0.0004]) == "0.0648 ×2, 0.0004 ×3"
+    assert weights_text([0.5, 0.25, 0.25], "x") == "0.5, 0.25 x2"
+    for bad in ("0.5", [0.5, "a"], [True]):
+        with pytest.raises(ValueError, match="w must"):
+            weights_text(bad)
