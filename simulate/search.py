@@ -158,7 +158,9 @@ def _check_bound(bound, policy) -> str:
 
 def _bound_at(bound, inst, n) -> float:
     """The named bound at n; ``inf`` where its premise (a unique optimal set) fails, so that
-    regret / bound is 0 there, its limit as the gap w(K) - w(K+1) closes."""
+    such a candidate scores regret / bound = 0. For Theorems 2 and 3 that is the limit as
+    the gap w(K) - w(K+1) closes (their 1/Delta terms grow without bound); Corollary 3 stays
+    bounded but keeps Theorem 3's premise, so it does not speak about a tie."""
     if CONSTANT_UPPER_BOUNDS[bound]["unique_optimum"] and not (
         inst.has_unique_optimum or inst.regret_free
     ):
