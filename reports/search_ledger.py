@@ -128,7 +128,10 @@ def read_search(path) -> dict:
     """
     if not isinstance(path, (str, Path)) or not str(path).strip():
         raise ValueError(f"path must name a search JSON file, got {path!r}")
-    p = Path(path).expanduser()
+    try:
+        p = Path(path).expanduser()
+    except RuntimeError:  # ~user of an unknown user
+        raise ValueError(f"path {path!r}: cannot expand its ~ (no such user)") from None
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:

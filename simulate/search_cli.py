@@ -103,7 +103,10 @@ def _outputs(out):
         return None
     if not str(out).strip():
         raise ValueError("--out must be a directory name, got an empty string")
-    d = Path(out).expanduser().resolve()
+    try:
+        d = Path(out).expanduser().resolve()
+    except RuntimeError:  # ~user of an unknown user
+        raise ValueError(f"--out {out!r}: cannot expand its ~ (no such user)") from None
     if d.exists() and not d.is_dir():
         raise ValueError(f"--out {d} exists and is not a directory")
     files = [d / "search.json", d / "search.png", d / "search.pdf"]

@@ -285,6 +285,8 @@ def _fixed_cases(afile):
         (["search", "--objective", "ratio", "--bound", "theorem2"], "--bound", "theorem2"),
         (["search", "--objective", "bound", "--bound", "vial-klucb"], "--bound", "vial-klucb"),
         (["ledger", "--from-search", str(afile)], "--from-search", str(afile)),
+        (["ledger", "--from-search", "~0"], "--from-search", "~0"),
+        (["search", "--objective", "bound", "--K", "2", "--L", "4", "--out", "~0"], "--out", "~0"),
     ]
 
 
