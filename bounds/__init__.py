@@ -40,6 +40,7 @@ from cascading_bandits.bounds.later import (
     ledger,
     theorem2_gapfree_bound,
     theorem3_gapfree_bound,
+    upper_bound,
 )
 from cascading_bandits.bounds.lemma1 import (
     lemma1_expectation,
@@ -118,4 +119,5 @@ __all__ = [
     "theorem3_gapfree_bound",
     "graves_lai_coefficient",
     "ledger",
+    "upper_bound",
 ]

@@ -173,6 +173,10 @@ __all__ = [
     "graves_lai_over_theorem4",
     "ledger",
     "LEDGER_KEYS",
+    "CONSTANT_UPPER_BOUNDS",
+    "ORDER_UPPER_BOUNDS",
+    "theorem3_form",
+    "upper_bound",
 ]
 
 #: citation keys used in docstrings and ledger rows
@@ -651,6 +655,111 @@ def graves_lai_over_theorem4(inst, K=None) -> float:
 # ---------------------------------------------------------------------------
 
 
+#: upper bounds with explicit constants, by name: the algorithm each bounds (as in the
+#: ledger rows' ``algorithm``), the ledger row's ``name``, its source, whether it depends on
+#: the gaps, and whether its premises need a unique optimal set ``w(K) > w(K+1)`` (Corollary 3
+#: is gap-free but keeps Theorem 3's premise). :func:`upper_bound` evaluates them as
+#: :func:`ledger` does.
+CONSTANT_UPPER_BOUNDS = {
+    "theorem2": {
+        "algorithm": "CascadeUCB1",
+        "row": "Theorem 2 (CascadeUCB1)",
+        "source": "[K15] ICML 2015, Theorem 2",
+        "gap": "dependent",
+        "unique_optimum": True,
+    },
+    "corollary2": {
+        "algorithm": "CascadeUCB1",
+        "row": "Corollary 2 of Theorem 2, gap-free (derived here)",
+        "source": "derived from [K15] ICML 2015, Theorem 2's proof (Appendix A); bounds.later",
+        "gap": "free",
+        "unique_optimum": False,
+    },
+    "theorem3": {
+        "algorithm": "CascadeKL-UCB",
+        "row": "Theorem 3 (CascadeKL-UCB)",
+        "source": "[K15] ICML 2015, Theorem 3; C2, beta from Garivier & Cappe (COLT 2011) Lemma 8",
+        "gap": "dependent",
+        "unique_optimum": True,
+    },
+    "corollary3": {
+        "algorithm": "CascadeKL-UCB",
+        "row": "Corollary 3 of Theorem 3, gap-free leading term (derived here)",
+        "source": "derived from [K15] ICML 2015, Theorem 3's proof (Appendix A); bounds.later",
+        "gap": "free",
+        "unique_optimum": True,
+    },
+}
+
+#: upper bounds known here only as orders (the rate, its constant not retrieved): name ->
+#: the ledger row's ``name``. They have no value to compare a regret with.
+ORDER_UPPER_BOUNDS = {
+    "vial-klucb": "CascadeKL-UCB, minimax-optimal up to logs",
+    "vial-variance-aware": "Variance-aware (Bernstein) cascade UCB",
+    "zhong-ts-cascade": "TS-Cascade",
+}
+
+
+def theorem3_form(n) -> str:
+    """How Theorem 3's constant C is written at horizon n, in the ledger and its corollary.
+
+    ``"paper"`` (``K L max C2/n^beta + 7 K log log n``, as printed) for ``n >= 48``, where the
+    printed ``7 K log log n`` is valid; ``"proof"`` (the sum the proof gives) below 48
+    (:mod:`bounds.garivier_cappe`).
+    """
+    return "paper" if V.positive_int("n", n) >= 48 else "proof"
+
+
+def upper_bound(bound, inst, n, K=None) -> float:
+    """The upper bound named ``bound`` (:data:`CONSTANT_UPPER_BOUNDS`) at n, as in the ledger.
+
+    Parameters
+    ----------
+    bound : {"theorem2", "corollary2", "theorem3", "corollary3"}
+        ``theorem2``: [K15] Theorem 2 (CascadeUCB1, alpha = 1.5);
+        ``corollary2``: Corollary 2, its gap-free form (:func:`theorem2_gapfree_bound`);
+        ``theorem3``: [K15] Theorem 3 (CascadeKL-UCB, c = 3) at the eps minimising it at n,
+        with its constant C (:func:`bounds.upper.theorem3_bound`);
+        ``corollary3``: Corollary 3, its gap-free form (:func:`theorem3_gapfree_bound`, eps
+        minimised). Both Theorem 3 rows use :func:`theorem3_form` for C.
+    inst : CascadeInstance, or weights with ``K=``
+        ``theorem2``, ``theorem3`` and ``corollary3`` need a unique optimal set
+        (``w(K) > w(K+1)``, their premise); ``corollary2`` holds on every instance.
+    n : int >= 1 (scalar)
+
+    Returns
+    -------
+    float
+        The bound at n (0 on an instance with nothing to lose, for the gap-dependent ones).
+
+    Raises
+    ------
+    ValueError
+        For an unknown bound, an order-only bound of :data:`ORDER_UPPER_BOUNDS` (no constant
+        to evaluate), or an instance outside the bound's premises.
+    """
+    if not isinstance(bound, str) or bound not in CONSTANT_UPPER_BOUNDS:
+        allowed = ", ".join(CONSTANT_UPPER_BOUNDS)
+        if isinstance(bound, str) and bound in ORDER_UPPER_BOUNDS:
+            raise ValueError(
+                f"bound {bound!r} ({ORDER_UPPER_BOUNDS[bound]}) is known only as an order: its "
+                f"constant was not retrieved, so it has no value at n; bounds with a constant: "
+                f"{allowed}"
+            )
+        raise ValueError(f"bound must be one of {allowed}, got {V.show(bound)}")
+    from cascading_bandits.bounds import upper
+
+    inst = as_instance(inst, K)
+    n = V.positive_int("n", n)
+    if bound == "corollary2":
+        return float(theorem2_gapfree_bound(inst.L, inst.K, n))
+    if bound == "theorem2":
+        return float(upper.theorem2_bound(inst, n))
+    if bound == "theorem3":
+        return float(upper.theorem3_bound(inst, n, form=theorem3_form(n)))
+    return float(theorem3_gapfree_bound(inst, n, form=theorem3_form(n))[0])
+
+
 def _row(name, source, assumptions, kind, gap, form, value, rate, algorithm):
     return {
         "name": name,
@@ -691,7 +800,8 @@ def ledger(instance, n, K=None) -> list[dict]:
     L, K = inst.L, inst.K
     logn = math.log(n)
     unique = inst.has_unique_optimum
-    form3 = "paper" if n >= 48 else "proof"
+    form3 = theorem3_form(n)
+    ub = CONSTANT_UPPER_BOUNDS
     note3 = (
         "Theorem 3's C as printed: K L max C2/n^beta + 7 K log log n (valid from n = 48)"
         if form3 == "paper"
@@ -702,8 +812,8 @@ def ledger(instance, n, K=None) -> list[dict]:
     if unique and L > K:
         rows.append(
             _row(
-                "Theorem 2 (CascadeUCB1)",
-                "[K15] ICML 2015, Theorem 2",
+                ub["theorem2"]["row"],
+                ub["theorem2"]["source"],
                 ["unique optimal set w(K) > w(K+1)", "n >= 1"],
                 "upper",
                 "dependent",
@@ -716,8 +826,8 @@ def ledger(instance, n, K=None) -> list[dict]:
         t3 = upper.theorem3_details(inst, n, form=form3)
         rows.append(
             _row(
-                "Theorem 3 (CascadeKL-UCB)",
-                "[K15] ICML 2015, Theorem 3; C2, beta from Garivier & Cappe (COLT 2011) Lemma 8",
+                ub["theorem3"]["row"],
+                ub["theorem3"]["source"],
                 [
                     "unique optimal set w(K) > w(K+1)",
                     f"eps = {t3['eps']:.6g} minimises the bound at n",
@@ -734,8 +844,8 @@ def ledger(instance, n, K=None) -> list[dict]:
         )
     rows.append(
         _row(
-            "Corollary 2 of Theorem 2, gap-free (derived here)",
-            "derived from [K15] ICML 2015, Theorem 2's proof (Appendix A); bounds.later",
+            ub["corollary2"]["row"],
+            ub["corollary2"]["source"],
             ["any attraction probabilities", "n >= 1"],
             "upper",
             "free",
@@ -749,8 +859,8 @@ def ledger(instance, n, K=None) -> list[dict]:
         val, e = theorem3_gapfree_bound(inst, n, form=form3)
         rows.append(
             _row(
-                "Corollary 3 of Theorem 3, gap-free leading term (derived here)",
-                "derived from [K15] ICML 2015, Theorem 3's proof (Appendix A); bounds.later",
+                ub["corollary3"]["row"],
+                ub["corollary3"]["source"],
                 [
                     "unique optimal set (Theorem 3's premise)",
                     f"eps = {e:.6g} minimises the bound at n",
@@ -768,7 +878,7 @@ def ledger(instance, n, K=None) -> list[dict]:
         )
     rows += [
         _row(
-            "CascadeKL-UCB, minimax-optimal up to logs",
+            ORDER_UPPER_BOUNDS["vial-klucb"],
             "[V22] NeurIPS 2022 (arXiv 2203.12577v1 abstract)",
             ["order only: constant and log factors not retrieved"],
             "upper",
@@ -779,7 +889,7 @@ def ledger(instance, n, K=None) -> list[dict]:
             "CascadeKL-UCB",
         ),
         _row(
-            "Variance-aware (Bernstein) cascade UCB",
+            ORDER_UPPER_BOUNDS["vial-variance-aware"],
             "[V22] NeurIPS 2022 (abstract)",
             ["order only: constant and log factors not retrieved"],
             "upper",
@@ -793,7 +903,7 @@ def ledger(instance, n, K=None) -> list[dict]:
     if n >= L:
         rows.append(
             _row(
-                "TS-Cascade",
+                ORDER_UPPER_BOUNDS["zhong-ts-cascade"],
                 "[Z21] JMLR 2021 / AISTATS 2019 (abstract)",
                 ["order only: constant and log factors not retrieved", "n >= L (T >= L)"],
                 "upper",

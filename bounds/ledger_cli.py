@@ -5,18 +5,26 @@ Examples::
     cascading ledger                                   # B_LB(16, 2, 0.2, 0.15), n = 1e5
     cascading ledger --L 16 --K 2 --p 0.2 --delta 0.15 --horizon 100000
     cascading ledger --weights 0.5,0.3,0.2,0.1 --K 2 --horizon 1e6 --json
+    cascading ledger --from-search docs/search/tightest_theorem2.json
 
 Rows are grouped upper / lower, gap-dependent / gap-free, each with its source
 (:func:`bounds.later.ledger`). ``constant`` rows are bounds with their constants;
 ``order`` rows are rates with the constant and log factors dropped (their sources'
 constants were not retrieved), so compare them by growth, not by value.
+
+``--from-search FILE`` takes the instances from a stored search (``cascading search
+--out``'s ``search.json``, or ``docs/search/*.json``): for each instance it found, the
+ledger at the horizon the search re-measured it, and under each bound the regret the
+search measured there for the policy the bound is about, with empirical / bound
+(:mod:`cascading_bandits.reports.search_ledger`).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from cascading_bandits.reports.cli import add_force, integer, number_list, real
+from cascading_bandits.reports.cli import add_force, given, integer, number_list, real
 
 __all__ = ["HELP", "add_arguments", "run", "format_ledger"]
 
@@ -38,7 +46,14 @@ def add_arguments(parser) -> None:
     g.add_argument("--p", type=real("--p"), help="attraction of the optimal items of B_LB (0.2)")
     g.add_argument("--delta", type=real("--delta"), help="gap of B_LB, 0 < delta < p (0.15)")
     parser.add_argument(
-        "--horizon", type=integer("--horizon", 2), default=100_000, help="n (default 1e5)"
+        "--horizon", type=integer("--horizon", 2), default=None, help="n (default 1e5)"
+    )
+    parser.add_argument(
+        "--from-search",
+        metavar="FILE",
+        default=None,
+        help="a stored search (search.json): the ledger on each instance it found, at its "
+        "re-measured horizon, beside the regret measured there",
     )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of a table"
@@ -54,8 +69,16 @@ _GROUPS = (
 )
 
 
+def _ci(lo, hi, spec) -> str:
+    return "" if lo is None or hi is None else f" [{lo:{spec}}, {hi:{spec}}]"
+
+
 def format_ledger(rows, head: str, n: int) -> str:
-    """The readable table of :func:`bounds.later.ledger`'s rows."""
+    """The readable table of :func:`bounds.later.ledger`'s rows.
+
+    Rows of :func:`cascading_bandits.reports.search_ledger.ledger_on_instance` (with
+    ``measured``) get a line with the measured regret and empirical / bound.
+    """
     lines = [f"Instance: {head}; horizon n = {n:g}", ""]
     for kind, gap, title in _GROUPS:
         group = [r for r in rows if r["kind"] == kind and r["gap"] == gap]
@@ -71,6 +94,16 @@ def format_ledger(rows, head: str, n: int) -> str:
             lines.append(f"      rate: {r['rate']}")
             for a in r["assumptions"]:
                 lines.append(f"      - {a}")
+            if r.get("measured") is not None:
+                emp = r["empirical"]
+                lo, hi = r["empirical_low"], r["empirical_high"]
+                ratio = ""
+                if r["ratio"] is not None:
+                    ratio = f"; empirical / bound = {r['ratio']:.4g}"
+                    ratio += _ci(r["ratio_low"], r["ratio_high"], ".4g")
+                lines.append(
+                    f"      measured {r['measured']}: {emp:.1f}{_ci(lo, hi, '.1f')}{ratio}"
+                )
         lines.append("")
     lines.append(
         "'constant': the bound with its constants; 'order': its rate only (constant and log "
@@ -79,12 +112,108 @@ def format_ledger(rows, head: str, n: int) -> str:
     return "\n".join(lines)
 
 
+def _found_lines(f, path) -> str:
+    """What a search found and measured, above the ledger of one instance."""
+    what = {
+        "bound": f"the instance where {f['bound_name']} is tightest for {f['policies'][0]}",
+        "ratio": "the worst ratio " + " / ".join(f["policies"]),
+        "regret": f"the worst regret of {f['policies'][0]}",
+    }[f["objective"]]
+    meas = ", ".join(
+        f"{p} {v['mean']:.1f}{_ci(v['ci_low'], v['ci_high'], '.1f')}"
+        for p, v in f["regret"].items()
+    )
+    return (
+        f"Search {path}, result {f['index'] + 1}: {what}\n"
+        f"Measured regret at n on {f['runs']} fresh runs "
+        f"({round(100 * f['confidence'])}% t interval): {meas}\n"
+    )
+
+
+#: keys of ledger_on_instance's rows that describe the instance (given once per instance)
+_SEARCH_KEYS = (
+    "search",
+    "index",
+    "objective",
+    "bound_name",
+    "policies",
+    "weights",
+    "K",
+    "L",
+    "n",
+    "runs",
+    "confidence",
+)
+
+
+def _run_from_search(args) -> int:
+    from cascading_bandits.reports.search_ledger import (
+        found_instances,
+        ledger_on_instance,
+        read_search,
+        weights_text,
+    )
+
+    extra = given(args, "weights", "L", "K", "p", "delta", "horizon", "force")
+    if extra:
+        raise ValueError(
+            "--from-search takes each instance and its horizon from the search file; drop "
+            + " ".join(extra)
+        )
+    path = args.from_search
+    try:
+        doc = read_search(path)
+    except ValueError as e:
+        raise ValueError(f"--from-search: {e}") from None
+    found = found_instances(doc, Path(path).stem)
+    out = []
+    for f in found:
+        rows = ledger_on_instance(f)
+        out.append((f, rows))
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "file": str(path),
+                    "instances": [
+                        {
+                            "search": f["search"],
+                            "index": f["index"],
+                            "objective": f["objective"],
+                            "bound_name": f["bound_name"],
+                            "policies": f["policies"],
+                            "instance": {"weights": f["weights"], "K": f["K"], "L": f["L"]},
+                            "n": f["n"],
+                            "runs": f["runs"],
+                            "confidence": f["confidence"],
+                            "regret": f["regret"],
+                            "rows": [
+                                {k: v for k, v in r.items() if k not in _SEARCH_KEYS} for r in rows
+                            ],
+                        }
+                        for f, rows in out
+                    ],
+                },
+                allow_nan=False,
+            )
+        )
+        return 0
+    texts = []
+    for f, rows in out:
+        head = f"L={f['L']}, K={f['K']}, w=({weights_text(f['weights'], 'x')})"
+        texts.append(_found_lines(f, path) + format_ledger(rows, head, f["n"]))
+    print(("\n\n" + "=" * 72 + "\n\n").join(texts))
+    return 0
+
+
 def run(args) -> int:
     from cascading_bandits.bounds.cli import _instance
     from cascading_bandits.bounds.later import ledger
 
+    if args.from_search is not None:
+        return _run_from_search(args)
     inst, blb = _instance(args)
-    n = args.horizon
+    n = 100_000 if args.horizon is None else args.horizon
     rows = ledger(inst, n)
     if blb is not None:
         head = f"B_LB(L={blb['L']}, K={blb['K']}, p={blb['p']:g}, delta={blb['delta']:g})"

@@ -1277,6 +1277,12 @@ from cascading_bandits.reports import later_sections as _later  # noqa: E402
 
 for _sec in (
     Section("ledger", _later._ledger_md, (("ledger", _later._ledger_table),), _later._ledger_json),
+    Section(
+        "ledger_found",
+        _later._ledger_found_md,
+        (("ledger_found", _later._ledger_found_table),),
+        _later._ledger_found_json,
+    ),
     Section("search", _later._search_md),
     Section("profile", _later._profile_md),
 ):

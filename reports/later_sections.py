@@ -5,6 +5,12 @@
     literature's, upper and lower, gap-dependent and gap-free) at the report's horizon on
     the Table 1 instances, with the ratio of the empirical regret to each bound. The values
     are cached in the results directory (keyed by the code of ``bounds`` and the inputs).
+``ledger_found``
+    The same ledger on every instance the stored searches found (the factor against K, the
+    worst regret, the instance where a bound is tightest), each at the search's confirmation
+    horizon, beside the mean regret (and interval) the search measured there on fresh runs
+    and the ratio empirical / bound (:mod:`cascading_bandits.reports.search_ledger`); a
+    subsection of the ledger, exported as ``tables/ledger_found.csv`` and ``.tex``.
 ``profile``
     The section "Where the bounds lose" of :mod:`cascading_bandits.reports.profile_report`,
     built from proof chains stored under ``<results>/profile`` (``cascading report
@@ -12,7 +18,12 @@
     with a note saying how to get it, when none are stored.
 ``search``
     Instances found by ``cascading search --out <results>/search/<name>``: the worst regret
-    found against n beside sqrt(nL) and sqrt(nLK), the factor of two policies against K.
+    found against n beside sqrt(nL) and sqrt(nLK), the factor of two policies against K, the
+    instance where each bound is tightest.
+
+Stored searches (:func:`stored_searches`) are read from ``<results>/search/``: every
+``<name>/search.json`` (what ``cascading search --out <results>/search/<name>`` writes) and
+every ``<name>.json`` (a search file copied there, as the project's ``docs/search/*.json``).
 """
 
 from __future__ import annotations
@@ -21,8 +32,9 @@ import json
 from pathlib import Path
 
 from cascading_bandits.reports import tables as T
+from cascading_bandits.reports.search_ledger import weights_text
 
-__all__ = ["ledger_values", "profile_chains", "stored_searches"]
+__all__ = ["ledger_values", "found_ledger_values", "profile_chains", "stored_searches"]
 
 #: which measured policy a ledger row's ``algorithm`` is compared with; lower bounds that
 #: hold for every (consistent, uniformly good) policy are compared with CascadeKL-UCB, the
@@ -112,6 +124,28 @@ def _ledger_table(ctx) -> T.Table | None:
     )
 
 
+def _ledger_found_md(ctx) -> str:
+    t = ctx.table("ledger_found", _ledger_found_table)
+    if t is None:
+        return ""
+    level = "###" if ctx.table("ledger", _ledger_table) is not None else "##"
+    names = sorted({r["search"] for r in found_ledger_values(ctx)})
+    return (
+        f"{level} Ledger on the instances the searches found\n\n"
+        "Every bound again, now on each instance a stored search found "
+        f"({', '.join(f'`{x}`' for x in names)}; see the next section), at the horizon the "
+        "search re-measured it, beside the mean regret of its fresh runs and its interval. "
+        "An upper bound is compared with the regret of the policy it bounds, a lower bound "
+        "with CascadeKL-UCB's (else CascadeUCB1's); a policy the search did not run gives "
+        "no ratio, and neither does a search stored before per-policy intervals were "
+        "recorded (the interval columns are then empty).\n\n" + t.markdown() + "\n"
+    )
+
+
+def _ledger_found_json(ctx) -> list:
+    return found_ledger_values(ctx)
+
+
 def _ledger_md(ctx) -> str:
     t = ctx.table("ledger", _ledger_table)
     if t is None:
@@ -167,16 +201,184 @@ def _profile_md(ctx) -> str:
 
 
 def stored_searches(results: Path) -> dict:
-    """Searches stored under ``results/search/<name>/search.json`` (``cascading search --out``)."""
+    """Searches stored under ``results/search/``: name -> document, in name order.
+
+    ``<name>/search.json`` (``cascading search --out results/search/<name>``) and
+    ``<name>.json`` (a search file copied there, e.g. ``docs/search/factor_vs_K.json``),
+    each checked by :func:`cascading_bandits.reports.search_ledger.read_search`.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, for a file that is not a search result, or naming both files when
+        ``<name>/search.json`` and ``<name>.json`` both exist.
+    """
+    from cascading_bandits.reports.search_ledger import read_search
+
     d = Path(results) / "search"
     if not d.is_dir():
         return {}
-    return {p.parent.name: json.loads(p.read_text()) for p in sorted(d.glob("*/search.json"))}
+    files = {}
+    for p in sorted(d.glob("*/search.json")):
+        files[p.parent.name] = p
+    for p in sorted(d.glob("*.json")):
+        if p.stem in files:
+            raise ValueError(
+                f"two stored searches are named {p.stem!r}: {files[p.stem]} and {p}; "
+                "rename or remove one"
+            )
+        files[p.stem] = p
+    return {name: read_search(files[name]) for name in sorted(files)}
+
+
+def found_ledger_values(ctx) -> list[dict]:
+    """Ledger rows on every instance the stored searches found, beside the regret measured
+    there (:func:`cascading_bandits.reports.search_ledger.ledger_on_instance`), cached.
+
+    Returns
+    -------
+    list of dict, one per (search, instance, bound), in the order of :func:`stored_searches`
+    and of each search's results.
+    """
+    from cascading_bandits.bounds.instance import CascadeInstance
+    from cascading_bandits.bounds.later import ledger
+    from cascading_bandits.reports.build import cache_load, cache_store, code_version
+    from cascading_bandits.reports.search_ledger import found_instances, ledger_on_instance
+
+    found = [
+        f
+        for name, doc in stored_searches(ctx.s.results).items()
+        for f in found_instances(doc, name)
+    ]
+    if not found:
+        return []
+    insts = [[f["weights"], f["K"], f["n"]] for f in found]
+    key = {"code": code_version("bounds"), "instances": insts}
+    values = cache_load(ctx.s.results, "ledger-found", key)
+    if values is None:
+        values = [ledger(CascadeInstance(tuple(w), K), n) for w, K, n in insts]
+        cache_store(ctx.s.results, "ledger-found", key, values)
+    return [r for f, rows in zip(found, values, strict=True) for r in ledger_on_instance(f, rows)]
+
+
+def _found_by(r) -> str:
+    if r["objective"] == "bound":
+        return f"tightest {r['bound_name']} ({r['policies'][0]})"
+    if r["objective"] == "ratio":
+        return "worst ratio " + " / ".join(r["policies"])
+    return f"worst regret ({r['policies'][0]})"
+
+
+def _ledger_found_table(ctx) -> T.Table | None:
+    vals = found_ledger_values(ctx)
+    if not vals:
+        return None
+    body = []
+    for r in vals:
+        body.append(
+            (
+                r["search"],
+                str(r["index"] + 1),
+                _found_by(r),
+                f"K={r['K']}, L={r['L']}: {weights_text(r['weights'])}",
+                str(r["n"]),
+                r["name"],
+                f"{r['kind']}, gap-{r['gap']}, {r['form']}",
+                T.Num(r["value"], 4, sig=True),
+                r["measured"] or "-",
+                T.Num(r["empirical"], 1),
+                T.Num(r["empirical_low"], 1),
+                T.Num(r["empirical_high"], 1),
+                T.Num(r["ratio"], 3, sig=True),
+                T.Num(r["ratio_low"], 3, sig=True),
+                T.Num(r["ratio_high"], 3, sig=True),
+            )
+        )
+    conf = {round(100 * r["confidence"]) for r in vals}
+    c = f"{conf.pop()}%" if len(conf) == 1 else "the search's"
+    return T.Table(
+        "ledger_found",
+        "Every bound on each instance the stored searches found, at the search's "
+        "confirmation horizon n, beside the mean regret measured there on fresh runs "
+        f"({c} t interval) and the ratio empirical / bound.",
+        (
+            "search",
+            "#",
+            "found as",
+            "instance",
+            "n",
+            "bound",
+            "kind",
+            "value at n",
+            "vs",
+            "empirical",
+            "empirical low",
+            "empirical high",
+            "empirical / bound",
+            "ratio low",
+            "ratio high",
+        ),
+        tuple(body),
+        "lrllrllrlrrrrrr",
+    )
+
+
+def _tightest_md(found) -> list[str]:
+    """One table of every ``bound`` search: where each upper bound is tightest."""
+    from cascading_bandits.bounds.later import CONSTANT_UPPER_BOUNDS
+    from cascading_bandits.reports.search_ledger import found_instances
+
+    rows = []
+    for name, doc in found.items():
+        for f, r in zip(found_instances(doc, name), doc["results"], strict=True):
+            if r["objective"] == "bound":
+                rows.append((name, f, r))
+    if not rows:
+        return []
+    md = [
+        "Where each upper bound is tightest: the instance maximising mean regret / bound, "
+        "re-measured on fresh runs:",
+        "",
+        "| bound | policy | K | L | n | regret / bound (95% CI) | mean regret (95% CI) | "
+        "bound at n | weights | search |",
+        "| :--- | :--- | ---: | ---: | ---: | :--- | :--- | ---: | :--- | :--- |",
+    ]
+    for name, f, r in rows:
+        pol = r["policies"][0]
+        reg = f["regret"][pol]
+        ci = f" ({reg['ci_low']:.1f} to {reg['ci_high']:.1f})" if reg["ci_low"] is not None else ""
+        b = f["bound_name"]
+        label = CONSTANT_UPPER_BOUNDS[b]["row"] if b in CONSTANT_UPPER_BOUNDS else str(b)
+        bound = "-" if r.get("bound") is None else f"{r['bound']:.1f}"
+        md.append(
+            f"| {label} | {pol} | {f['K']} | {f['L']} | {f['n']:,} | {r['value']:.3f} "
+            f"({r['ci_low']:.3f} to {r['ci_high']:.3f}) | {reg['mean']:.1f}{ci} | {bound} | "
+            f"{weights_text(f['weights'])} | `{name}` |"
+        )
+    return md + [""]
+
+
+def _other_md(name, res) -> list[str]:
+    """A plain table of search results no figure covers (e.g. a ratio at one K)."""
+    md = [
+        f"Search `{name}`:",
+        "",
+        "| objective | policies | K | L | n | value (95% CI) | weights |",
+        "| :--- | :--- | ---: | ---: | ---: | :--- | :--- |",
+    ]
+    for r in res:
+        md.append(
+            f"| {r['objective']} | {', '.join(r['policies'])} | {r['K']} | {len(r['weights'])} "
+            f"| {r['settings']['confirm_horizon']:,} | {r['value']:.3g} ({r['ci_low']:.3g} to "
+            f"{r['ci_high']:.3g}) | {weights_text(r['weights'])} |"
+        )
+    return md + [""]
 
 
 def _search_md(ctx) -> str:
     """The instances the searches found: the worst regret against n beside sqrt(nL) and
-    sqrt(nLK), and the factor of two policies against K, from stored searches."""
+    sqrt(nLK), the factor of two policies against K, and where each bound is tightest, from
+    stored searches."""
     from cascading_bandits.reports.build import _save_figure
     from cascading_bandits.reports.search_figures import (
         factor_against_K_figure,
@@ -230,4 +432,7 @@ def _search_md(ctx) -> str:
             if slope is not None:
                 md += ["", f"Log-log slope of the ratio against K: {slope:.2f} (sqrt(K): 0.5)."]
             md += ["", f"![{stem}](figures/{stem}.png)", ""]
+        elif kinds != {"bound"}:
+            md += _other_md(name, res)
+    md += _tightest_md(found)
     return "\n".join(md) + "\n" if len(md) > 2 else ""

@@ -9,9 +9,12 @@ Objectives (:data:`OBJECTIVES`)
                (e.g. CascadeUCB1 over CascadeKL-UCB), with B's mean regret floored at
                ``min_regret`` during the search (default sqrt(n)): a ratio of two tiny
                regrets, on an instance with nothing to learn at this horizon, is noise.
-    ``bound``  mean regret of policy A over its upper bound at the horizon (Theorem 2 for
-               ``cascade-ucb1``, Theorem 3 at the optimised eps for ``cascade-klucb``):
-               the instance where the bound is tightest.
+    ``bound``  mean regret of policy A over one of its upper bounds at the horizon, the
+               instance where that bound is tightest. Any bound of A with an explicit
+               constant (:func:`search_bounds`, :data:`bounds.later.CONSTANT_UPPER_BOUNDS`):
+               ``theorem2`` (the default) and ``corollary2`` (its gap-free form) for
+               ``cascade-ucb1`` (alpha = 1.5); ``theorem3`` (the default, optimised eps, with
+               its constant) and ``corollary3`` for ``cascade-klucb`` (c = 3).
     ``regret`` mean regret of policy A at the horizon: the worst instance found, an
                empirical lower estimate of A's minimax regret at n (to set against the
                gap-free rates sqrt(nL) and sqrt(nLK)).
@@ -39,7 +42,11 @@ from scipy import optimize, stats
 
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.bounds.instance import CascadeInstance
-from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound
+from cascading_bandits.bounds.later import (
+    CONSTANT_UPPER_BOUNDS,
+    ORDER_UPPER_BOUNDS,
+    upper_bound,
+)
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.models import make_model
 from cascading_bandits.simulate.policies import order_code, parse_policy
@@ -50,6 +57,10 @@ __all__ = [
     "OBJECTIVES",
     "FAMILIES",
     "SearchResult",
+    "POLICY_ALGORITHM",
+    "DEFAULT_BOUND",
+    "search_bounds",
+    "bound_policy",
     "search",
     "family_weights",
     "factor_against_K",
@@ -58,11 +69,103 @@ __all__ = [
 
 OBJECTIVES = ("ratio", "bound", "regret")
 FAMILIES = ("free", "two-level")
-#: policies whose upper bound the ``bound`` objective knows: name -> (bound, citation)
-_BOUNDS = {
-    "cascade-ucb1": (lambda inst, n: theorem2_bound(inst, n), "Theorem 2"),
-    "cascade-klucb": (lambda inst, n: theorem3_bound(inst, n), "Theorem 3 (optimised eps)"),
-}
+#: policies (canonical specs: the paper's parameters, alpha = 1.5 and c = 3) whose bounds
+#: the ``bound`` objective knows -> the ``algorithm`` of their ledger rows (bounds.later)
+POLICY_ALGORITHM = {"cascade-ucb1": "CascadeUCB1", "cascade-klucb": "CascadeKL-UCB"}
+#: the bound a ``bound`` search uses when none is named: the paper's theorem for the policy
+DEFAULT_BOUND = {"cascade-ucb1": "theorem2", "cascade-klucb": "theorem3"}
+
+
+def _canonical(policy) -> str:
+    return parse_policy(policy).text
+
+
+def search_bounds(policy) -> tuple:
+    """Names of the upper bounds with explicit constants that apply to ``policy``.
+
+    Parameters
+    ----------
+    policy : str
+        A policy spec; only ``cascade-ucb1`` (alpha = 1.5, Theorem 2 and Corollary 2) and
+        ``cascade-klucb`` (c = 3, Theorem 3 and Corollary 3) at the paper's parameters have
+        bounds with constants ([K15] Section 4; :data:`bounds.later.CONSTANT_UPPER_BOUNDS`).
+
+    Returns
+    -------
+    tuple of str
+        The default bound (:data:`DEFAULT_BOUND`) first; empty for any other policy.
+    """
+    algo = POLICY_ALGORITHM.get(_canonical(policy))
+    if algo is None:
+        return ()
+    names = [k for k, v in CONSTANT_UPPER_BOUNDS.items() if v["algorithm"] == algo]
+    first = DEFAULT_BOUND[_canonical(policy)]
+    return (first, *[k for k in names if k != first])
+
+
+def _unknown_bound(bound, have, policy=None):
+    """The ValueError for a bound name that is not a bound with a constant (of ``policy``)."""
+    what = f"for {policy}" if policy else "(bounds with a constant)"
+    if isinstance(bound, str) and bound in ORDER_UPPER_BOUNDS:
+        return ValueError(
+            f"bound {bound!r} ({ORDER_UPPER_BOUNDS[bound]}) is known only as an order: it has "
+            f"no constant, so regret / bound is undefined; allowed {what}: {', '.join(have)}"
+        )
+    more = f" (all bounds with a constant: {', '.join(CONSTANT_UPPER_BOUNDS)})" if policy else ""
+    return ValueError(f"unknown bound {V.show(bound)}; allowed {what}: {', '.join(have)}{more}")
+
+
+def bound_policy(bound) -> str:
+    """The policy (canonical spec) that the upper bound named ``bound`` is about.
+
+    Parameters
+    ----------
+    bound : str
+        A key of :data:`bounds.later.CONSTANT_UPPER_BOUNDS`: ``theorem2`` and ``corollary2``
+        bound ``cascade-ucb1`` ([K15] Theorem 2 and its gap-free Corollary 2), ``theorem3``
+        and ``corollary3`` bound ``cascade-klucb`` ([K15] Theorem 3 and Corollary 3).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or an order-only bound (no constant).
+    """
+    if not isinstance(bound, str) or bound not in CONSTANT_UPPER_BOUNDS:
+        raise _unknown_bound(bound, list(CONSTANT_UPPER_BOUNDS))
+    algo = CONSTANT_UPPER_BOUNDS[bound]["algorithm"]
+    return next(p for p, a in POLICY_ALGORITHM.items() if a == algo)
+
+
+def _check_bound(bound, policy) -> str:
+    """The bound a ``bound`` search of ``policy`` uses (``bound`` None: the default)."""
+    have = search_bounds(policy)
+    if not have:
+        raise ValueError(
+            f"objective 'bound' knows the bounds of {sorted(POLICY_ALGORITHM)} (at the paper's "
+            f"parameters), got {policy!r}"
+        )
+    if bound is None:
+        return have[0]
+    if not isinstance(bound, str) or bound not in CONSTANT_UPPER_BOUNDS:
+        raise _unknown_bound(bound, have, policy)
+    if bound not in have:
+        other = CONSTANT_UPPER_BOUNDS[bound]["algorithm"]
+        raise ValueError(
+            f"bound {bound!r} bounds {other}, not {policy}; allowed for {policy}: {', '.join(have)}"
+        )
+    return bound
+
+
+def _bound_at(bound, inst, n) -> float:
+    """The named bound at n; ``inf`` where its premise (a unique optimal set) fails, so that
+    such a candidate scores regret / bound = 0. For Theorems 2 and 3 that is the limit as
+    the gap w(K) - w(K+1) closes (their 1/Delta terms grow without bound); Corollary 3 stays
+    bounded but keeps Theorem 3's premise, so it does not speak about a tie."""
+    if CONSTANT_UPPER_BOUNDS[bound]["unique_optimum"] and not (
+        inst.has_unique_optimum or inst.regret_free
+    ):
+        return math.inf
+    return upper_bound(bound, inst, n)
 
 
 def family_weights(family: str, x, L: int, K: int, w_min: float, w_max: float) -> np.ndarray:
@@ -113,11 +216,18 @@ class SearchResult:
     mean_regret : dict
         Policy -> mean regret on the fresh runs at ``confirm_horizon``.
     bound : float or None
-        The upper bound at ``confirm_horizon`` (``bound`` objective only).
+        The upper bound at ``confirm_horizon`` (``bound`` objective only; ``inf`` where its
+        premise fails).
     evaluations : int
         Candidates simulated by the optimiser.
     settings : dict
         Everything needed to reproduce the search (seed, horizons, runs, family, ranges).
+    bound_name : str or None
+        Which bound (a key of :data:`bounds.later.CONSTANT_UPPER_BOUNDS`; ``bound`` objective
+        only).
+    regret_ci : dict
+        Policy -> (low, high), the t interval (``confidence``) of its mean regret on the
+        fresh runs.
     """
 
     weights: tuple
@@ -132,6 +242,8 @@ class SearchResult:
     bound: float | None
     evaluations: int
     settings: dict = field(default_factory=dict)
+    bound_name: str | None = None
+    regret_ci: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """JSON-able (finite floats only; an undefined number is None)."""
@@ -158,6 +270,8 @@ class SearchResult:
                 "ci_high": self.ci_high,
                 "mean_regret": dict(self.mean_regret),
                 "bound": self.bound,
+                "bound_name": self.bound_name,
+                "regret_ci": {k: [float(x) for x in v] for k, v in self.regret_ci.items()},
                 "evaluations": self.evaluations,
                 "settings": dict(self.settings),
             }
@@ -179,6 +293,13 @@ def _regret_runs(weights, K, policy, order, horizon, ukeys, pkeys, threads):
         threads=threads,
     )
     return regret[:, -1]
+
+
+def _t_interval(x, confidence):
+    """Student-t interval of the mean of ``x`` (runs,), ``confidence`` two-sided."""
+    se = x.std(ddof=1) / math.sqrt(x.size)
+    q = stats.t.ppf(0.5 + confidence / 2, x.size - 1)
+    return float(x.mean() - q * se), float(x.mean() + q * se)
 
 
 def _keys(ss: np.random.SeedSequence, runs: int):
@@ -207,6 +328,7 @@ def search(
     confidence: float = 0.95,
     min_regret: float | None = None,
     threads: int | None = None,
+    bound: str | None = None,
 ) -> SearchResult:
     """Maximise ``objective`` over instances; re-measure the optimum on fresh runs.
 
@@ -215,7 +337,7 @@ def search(
     objective : {"ratio", "bound", "regret"}
     policies : sequence of str
         (A, B) for ``ratio`` (A's regret over B's); (A,) for ``regret``; (A,) for
-        ``bound``, A one of ``cascade-ucb1`` (Theorem 2) or ``cascade-klucb`` (Theorem 3).
+        ``bound``, A one of ``cascade-ucb1`` or ``cascade-klucb`` at the paper's parameters.
     L, K : int
         Items and list length, ``1 <= K < L``.
     family : {"free", "two-level"}
@@ -241,6 +363,13 @@ def search(
         order of the gap-free rate. The re-measured value is the plain ratio.
     threads : int, optional
         numba threads over runs (results do not depend on it).
+    bound : str, optional
+        ``bound`` objective only: which upper bound of A, one of :func:`search_bounds` (A):
+        ``theorem2`` ([K15] Theorem 2, the default) or ``corollary2`` (its gap-free
+        Corollary 2) for ``cascade-ucb1``; ``theorem3`` ([K15] Theorem 3 at the optimised
+        eps, the default) or ``corollary3`` (its gap-free Corollary 3) for ``cascade-klucb``.
+        Order-only bounds (:data:`bounds.later.ORDER_UPPER_BOUNDS`) have no constant and are
+        refused. Where a bound's premise (a unique optimal set) fails, a candidate scores 0.
 
     Returns
     -------
@@ -253,15 +382,14 @@ def search(
         raise ValueError(f"objective 'ratio' needs two policies (A, B), got {list(policies)}")
     if objective == "regret" and len(policies) != 1:
         raise ValueError(f"objective 'regret' needs one policy, got {list(policies)}")
+    for p in policies:
+        order_code(order, parse_policy(p))  # validates the spec and the order
     if objective == "bound":
         if len(policies) != 1:
             raise ValueError(f"objective 'bound' needs one policy, got {list(policies)}")
-        if policies[0] not in _BOUNDS:
-            raise ValueError(
-                f"objective 'bound' knows the bounds of {sorted(_BOUNDS)}, got {policies[0]!r}"
-            )
-    for p in policies:
-        order_code(order, parse_policy(p))  # validates the spec and the order
+        bound = _check_bound(bound, policies[0])
+    elif bound is not None:
+        raise ValueError(f"bound is for objective 'bound' only, got objective {objective!r}")
     K = V.positive_int("K", K)
     L = V.positive_int("L", L, minimum=2)
     if K >= L:
@@ -305,7 +433,7 @@ def search(
             return -(a.mean() / max(b.mean(), min_regret, 1e-300))
         if objective == "regret":
             return -a.mean()
-        bnd = _BOUNDS[policies[0]][0](CascadeInstance(tuple(w), K), horizon)
+        bnd = _bound_at(bound, CascadeInstance(tuple(w), K), horizon)
         return -(a.mean() / bnd) if bnd > 0 else 0.0
 
     res = optimize.differential_evolution(
@@ -323,9 +451,11 @@ def search(
     cu, cpk = _keys(s_confirm, confirm_runs)
     a, b = value(w_best, confirm_horizon, cu, cpk)
     means = {policies[0]: float(a.mean())}
-    bound = None
+    cis = {policies[0]: _t_interval(a, confidence)}
+    bound_value = None
     if objective == "ratio":
         means[policies[1]] = float(b.mean())
+        cis[policies[1]] = _t_interval(b, confidence)
         val = float(a.mean() / b.mean()) if b.mean() > 0 else math.inf
         if b.mean() > 0 and np.ptp(a / np.maximum(b, 1e-300)) > 0:
             ci = stats.bootstrap(
@@ -345,12 +475,10 @@ def search(
         scale = 1.0
         if objective == "bound":
             inst = CascadeInstance(tuple(w_best), K)
-            bound = float(_BOUNDS[policies[0]][0](inst, confirm_horizon))
-            scale = bound
+            bound_value = float(_bound_at(bound, inst, confirm_horizon))
+            scale = bound_value
         val = float(a.mean() / scale)
-        se = a.std(ddof=1) / math.sqrt(a.size)
-        q = stats.t.ppf(0.5 + confidence / 2, a.size - 1)
-        lo, hi = (a.mean() - q * se) / scale, (a.mean() + q * se) / scale
+        lo, hi = (x / scale for x in cis[policies[0]])
     return SearchResult(
         weights=tuple(float(w) for w in w_best),
         K=K,
@@ -361,7 +489,7 @@ def search(
         ci_low=float(lo),
         ci_high=float(hi),
         mean_regret=means,
-        bound=bound,
+        bound=bound_value,
         evaluations=evaluations,
         settings={
             "family": family,
@@ -381,6 +509,8 @@ def search(
             "seed_spawn_key": [int(k) for k in ss.spawn_key],
             "optimiser": "scipy.optimize.differential_evolution (sobol init, no polish)",
         },
+        bound_name=bound,
+        regret_ci=cis,
     )
 
 

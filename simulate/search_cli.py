@@ -8,12 +8,15 @@ Examples::
     cascading search --objective ratio --K 2,4,8,16 --L-per-K 4 --json
     # the instance where Theorem 2 is tightest (regret / bound largest)
     cascading search --objective bound --policy cascade-ucb1 --K 2 --L 8
+    # the same for the gap-free Corollary 3 of Theorem 3 (its policy, cascade-klucb, implied)
+    cascading search --objective bound --bound corollary3 --K 2 --L 6
     # the worst regret found at several horizons, beside sqrt(nL) and sqrt(nLK)
     cascading search --objective regret --policy cascade-ucb1,cascade-klucb --K 4 --L 16 \
         --horizon 1e3,1e4,1e5 --out worst
 
-With --out DIR the results go to DIR/search.json and the figure to DIR/search.png and
-.pdf; existing files there are never replaced.
+With --out DIR the results go to DIR/search.json and, for the factor against K and the
+worst regret against n, the figure to DIR/search.png and .pdf; existing files there are
+never replaced.
 """
 
 from __future__ import annotations
@@ -39,7 +42,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--policy",
         default=None,
         help="A,B for ratio (default cascade-ucb1,cascade-klucb); A for regret; A for bound "
-        "(cascade-ucb1 or cascade-klucb)",
+        "(cascade-ucb1 or cascade-klucb; default the policy --bound bounds)",
+    )
+    p.add_argument(
+        "--bound",
+        default=None,
+        help="bound: which upper bound with a constant, theorem2 (default) or corollary2 for "
+        "cascade-ucb1, theorem3 (default) or corollary3 for cascade-klucb",
     )
     p.add_argument(
         "--K",
@@ -86,14 +95,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _outputs(out):
-    """The files --out will write, refused up front if any exists (nothing is replaced)."""
+    """The directory --out names, refused up front if any file a search could write there
+    exists (nothing is replaced)."""
     from pathlib import Path
 
     if out is None:
         return None
     if not str(out).strip():
         raise ValueError("--out must be a directory name, got an empty string")
-    d = Path(out).expanduser().resolve()
+    try:
+        d = Path(out).expanduser().resolve()
+    except RuntimeError:  # ~user of an unknown user
+        raise ValueError(f"--out {out!r}: cannot expand its ~ (no such user)") from None
     if d.exists() and not d.is_dir():
         raise ValueError(f"--out {d} exists and is not a directory")
     files = [d / "search.json", d / "search.png", d / "search.pdf"]
@@ -104,25 +117,38 @@ def _outputs(out):
 
 
 def _write(d, doc, fig):
+    """search.json, and search.png and .pdf when there is a figure (``fig`` not None)."""
     import os
 
     d.mkdir(parents=True, exist_ok=True)
-    for name, write in (
-        ("search.json", lambda p: p.write_text(json.dumps(doc, indent=1, allow_nan=False))),
-        ("search.png", lambda p: fig.savefig(p, dpi=200, bbox_inches="tight", format="png")),
-        ("search.pdf", lambda p: fig.savefig(p, bbox_inches="tight", format="pdf")),
-    ):
+    files = [("search.json", lambda p: p.write_text(json.dumps(doc, indent=1, allow_nan=False)))]
+    if fig is not None:
+        files += [
+            ("search.png", lambda p: fig.savefig(p, dpi=200, bbox_inches="tight", format="png")),
+            ("search.pdf", lambda p: fig.savefig(p, bbox_inches="tight", format="pdf")),
+        ]
+    for name, write in files:
         tmp = d / f".{name}.tmp"
         write(tmp)
         os.replace(tmp, d / name)
 
 
 def run(args) -> int:
-    from cascading_bandits.simulate.search import factor_against_K, search, worst_regret_curve
+    from cascading_bandits.bounds.later import CONSTANT_UPPER_BOUNDS
+    from cascading_bandits.simulate.search import (
+        bound_policy,
+        factor_against_K,
+        search,
+        worst_regret_curve,
+    )
 
     Ks = list(args.K)
+    if args.bound is not None and args.objective != "bound":
+        raise ValueError(f"--bound is for --objective bound, got --objective {args.objective}")
     if args.policy is None:
         pols = ["cascade-ucb1", "cascade-klucb"] if args.objective != "bound" else []
+        if args.bound is not None:
+            pols = [bound_policy(args.bound)]
     else:
         pols = [x.strip() for x in args.policy.split(",") if x.strip()]
     out = _outputs(args.out)
@@ -180,6 +206,8 @@ def run(args) -> int:
         if args.L_per_K is not None and args.L is not None:
             raise ValueError("give --L or --L-per-K, not both")
         L = args.L if args.L is not None else (args.L_per_K or 4) * Ks[0]
+        if args.objective == "bound":
+            kw["bound"] = args.bound
         results = [search(args.objective, pols, L=L, K=Ks[0], **kw)]
         slope = None
         doc = {"results": [results[0].to_dict()]}
@@ -192,7 +220,7 @@ def run(args) -> int:
         d = r.to_dict()
         what = {
             "ratio": " / ".join(r.policies),
-            "bound": f"{r.policies[0]} / bound",
+            "bound": f"{r.policies[0]} / {r.bound_name}",
             "regret": f"regret of {r.policies[0]}",
         }[r.objective]
         print(
@@ -203,9 +231,13 @@ def run(args) -> int:
         )
         print("  weights: " + ",".join(f"{w:.4g}" for w in r.weights))
         for pol, m in r.mean_regret.items():
-            print(f"  mean regret {pol}: {m:.1f}")
+            lo, hi = r.regret_ci[pol]
+            print(f"  mean regret {pol}: {m:.1f} [{lo:.1f}, {hi:.1f}]")
         if r.bound is not None:
-            print(f"  bound: {r.bound:.1f}")
+            print(
+                f"  bound {r.bound_name} ({CONSTANT_UPPER_BOUNDS[r.bound_name]['row']}): "
+                f"{r.bound:.1f}"
+            )
     if slope is not None:
         print(f"slope of log(factor) against log(K): {slope:.3f} (sqrt(K) growth is 0.5)")
     if out is not None:

@@ -78,6 +78,8 @@ def test_registry_is_covered():
         ("study", "--out"),
         ("search", "--policy"),
         ("search", "--out"),
+        ("search", "--bound"),
+        ("ledger", "--from-search"),
         ("profile", "--policy"),
         ("profile", "--out"),
     }, untyped
@@ -197,6 +199,7 @@ def _semantic_cases():
     from cascading_bandits.verify import all_claims
 
     POLICIES = tuple(policy_names())
+    BOUNDS = ("theorem2", "corollary2", "theorem3", "corollary3")
 
     quick = ["--runs", "1", "--horizon", "10"]
     big = st.floats(min_value=1.0, max_value=1e300, exclude_min=True).map(repr)
@@ -218,6 +221,8 @@ def _semantic_cases():
         ),
         st.tuples(st.just(("verify", [], "--claim")), _names(_TEXT, [c.id for c in all_claims()])),
         st.tuples(st.just(("bench", ["--L", "16"], "--policy")), _names(_TEXT, POLICIES)),
+        st.tuples(st.just(("search", ["--objective", "bound"], "--bound")), _names(_TEXT, BOUNDS)),
+        st.tuples(st.just(("ledger", [], "--from-search")), _TEXT),
     )
 
 
@@ -277,6 +282,11 @@ def _fixed_cases(afile):
         (["bounds", "--eps", "1e-300"], "--eps", "1e-300"),
         (["bounds", "--n", "100"], "--n", "100"),
         (["bounds", "--weights", "-0.5,0.5", "--K", "1"], "--weights", "-0.5"),
+        (["search", "--objective", "ratio", "--bound", "theorem2"], "--bound", "theorem2"),
+        (["search", "--objective", "bound", "--bound", "vial-klucb"], "--bound", "vial-klucb"),
+        (["ledger", "--from-search", str(afile)], "--from-search", str(afile)),
+        (["ledger", "--from-search", "~0"], "--from-search", "~0"),
+        (["search", "--objective", "bound", "--K", "2", "--L", "4", "--out", "~0"], "--out", "~0"),
     ]
 
 

@@ -78,6 +78,7 @@ VALID = {
     "eps": st.floats(1e-6, 1e3),
     "form": st.sampled_from(["paper", "proof"]),
     "kind": st.sampled_from(["general", "sharp"]),
+    "bound": st.sampled_from(["theorem2", "corollary2", "theorem3", "corollary3"]),
     "order": st.sampled_from(["decreasing", "increasing"]),
     "dps": st.integers(17, 40),
     "grid": st.integers(3, 60),

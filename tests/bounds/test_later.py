@@ -5,6 +5,7 @@ import itertools
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -353,3 +354,141 @@ def test_cli_errors_one_line_exit_2(capsys, argv, msg):
     code, out = _cli(capsys, *argv)
     assert code == 2 and out.out == ""
     assert out.err.count("\n") == 1 and msg in out.err and "Traceback" not in out.err
+
+
+# ---------------------------------------------------------------------------
+# upper bounds with constants, by name (the search's --bound)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [30, 10**4])
+def test_upper_bound_by_name_is_the_named_function_and_the_ledger_row(n):
+    from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound
+
+    inst = CascadeInstance((0.5, 0.4, 0.3, 0.1, 0.1, 0.1), 2)
+    form = "paper" if n >= 48 else "proof"
+    want = {
+        "theorem2": theorem2_bound(inst, n),
+        "corollary2": later.theorem2_gapfree_bound(6, 2, n),
+        "theorem3": theorem3_bound(inst, n, form=form),
+        "corollary3": later.theorem3_gapfree_bound(inst, n, form=form)[0],
+    }
+    got = {k: later.upper_bound(k, inst, n) for k in later.CONSTANT_UPPER_BOUNDS}
+    assert got == pytest.approx(want, rel=1e-13)
+    assert len({round(v, 6) for v in got.values()}) == 4  # four different bounds here
+    rows = {r["name"]: r for r in later.ledger(inst, n)}
+    for k, meta in later.CONSTANT_UPPER_BOUNDS.items():
+        row = rows[meta["row"]]
+        assert row["value"] == pytest.approx(got[k], rel=1e-13)
+        assert (row["algorithm"], row["gap"], row["source"]) == (
+            meta["algorithm"],
+            meta["gap"],
+            meta["source"],
+        )
+    names = {r["name"] for r in later.ledger(inst, n) if r["kind"] == "upper"}
+    assert set(later.ORDER_UPPER_BOUNDS.values()) <= names
+
+
+def test_theorem3_form_switches_at_48():
+    assert later.theorem3_form(47) == "proof" and later.theorem3_form(48) == "paper"
+    with pytest.raises(ValueError, match="n must"):
+        later.theorem3_form(0)
+
+
+@pytest.mark.parametrize(
+    "bound, match",
+    [
+        ("theorem4", "bound must be one of theorem2, corollary2, theorem3, corollary3"),
+        (None, "bound must be one of"),
+        ("vial-klucb", "only as an order.*no value"),
+        ("zhong-ts-cascade", "constant was not retrieved"),
+    ],
+)
+def test_upper_bound_rejects_unknown_and_order_only_names(bound, match):
+    with pytest.raises(ValueError, match=match):
+        later.upper_bound(bound, PAPER, 100)
+
+
+def test_upper_bound_premises():
+    tie = CascadeInstance((0.3, 0.3, 0.1), 1)
+    needs = [k for k, v in later.CONSTANT_UPPER_BOUNDS.items() if v["unique_optimum"]]
+    assert needs == ["theorem2", "theorem3", "corollary3"]
+    for name in needs:
+        with pytest.raises(ValueError, match="unique optimal set"):
+            later.upper_bound(name, tie, 100)
+    assert later.upper_bound("corollary2", tie, 100) == later.theorem2_gapfree_bound(3, 1, 100)
+    with pytest.raises(ValueError, match="n must"):
+        later.upper_bound("theorem2", PAPER, 0)
+
+
+# ---------------------------------------------------------------------------
+# cascading ledger --from-search
+# ---------------------------------------------------------------------------
+
+DOCS_SEARCH = Path(__file__).resolve().parents[2] / "docs" / "search"
+
+
+def test_cli_from_search_json_has_the_ledger_of_every_found_instance(capsys):
+    path = DOCS_SEARCH / "worst_regret.json"
+    code, out = _cli(capsys, "--from-search", str(path), "--json")
+    assert code == 0 and out.out.count("\n") == 1
+    doc = json.loads(out.out)
+    stored = json.loads(path.read_text())["results"]
+    assert len(doc["instances"]) == len(stored)
+    for got, res in zip(doc["instances"], stored, strict=True):
+        n = res["settings"]["confirm_horizon"]
+        assert got["n"] == n and got["instance"]["weights"] == res["weights"]
+        want = later.ledger(CascadeInstance(tuple(res["weights"]), res["K"]), n)
+        assert [r["name"] for r in got["rows"]] == [r["name"] for r in want]
+        assert [r["value"] for r in got["rows"]] == pytest.approx([r["value"] for r in want])
+        pol = res["policies"][0]
+        row = "Theorem 2 (CascadeUCB1)" if pol == "cascade-ucb1" else "Theorem 3 (CascadeKL-UCB)"
+        (r,) = [r for r in got["rows"] if r["name"] == row]
+        b = [w for w in want if w["name"] == row][0]["value"]
+        assert r["measured"] == pol and r["empirical"] == res["mean_regret"][pol]
+        assert r["ratio"] == pytest.approx(res["mean_regret"][pol] / b, rel=1e-12)
+        assert (r["ratio_low"], r["ratio_high"]) == pytest.approx(
+            (res["ci_low"] / b, res["ci_high"] / b), rel=1e-12
+        )
+
+
+def test_cli_from_search_text_groups_each_instance(capsys):
+    path = DOCS_SEARCH / "tightest_theorem2.json"
+    code, out = _cli(capsys, "--from-search", str(path))
+    assert code == 0
+    (res,) = json.loads(path.read_text())["results"]
+    text = out.out
+    assert text.startswith(f"Search {path}, result 1: the instance where theorem2 is tightest")
+    for title in ("Upper bounds, gap-dependent", "Upper bounds, gap-free", "Lower bounds"):
+        assert title in text
+    lo, hi = res["regret_ci"]["cascade-ucb1"]
+    line = (
+        f"measured cascade-ucb1: {res['mean_regret']['cascade-ucb1']:.1f} [{lo:.1f}, {hi:.1f}]; "
+        f"empirical / bound = {res['value']:.4g} [{res['ci_low']:.4g}, {res['ci_high']:.4g}]"
+    )
+    assert line in text
+    assert text.isascii()
+    code, out = _cli(capsys, "--from-search", str(DOCS_SEARCH / "factor_vs_K.json"))
+    assert code == 0 and out.out.count("Search ") == 4 and "w=(0.0648 x2, 0.000394 x30)" in out.out
+
+
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (["--horizon", "100"], "--from-search takes each instance and its horizon"),
+        (["--weights", "0.5,0.2", "--K", "1"], "drop --weights --K"),
+        (["--L", "8"], "drop --L"),
+    ],
+)
+def test_cli_from_search_refuses_an_instance_or_horizon(capsys, argv, msg):
+    code, out = _cli(capsys, "--from-search", str(DOCS_SEARCH / "worst_regret.json"), *argv)
+    assert code == 2 and out.out == "" and out.err.count("\n") == 1 and msg in out.err
+
+
+def test_cli_from_search_bad_files(capsys, tmp_path):
+    code, out = _cli(capsys, "--from-search", str(tmp_path / "none.json"))
+    assert code == 2 and "cannot read the search file" in out.err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"results": [{"weights": [0.5, 0.2], "K": 1}]}')
+    code, out = _cli(capsys, "--from-search", str(bad))
+    assert code == 2 and out.err.count("\n") == 1 and "missing objective" in out.err

@@ -236,6 +236,42 @@ def test_exported_tables_hold_the_reports_numbers(fake_report):
     assert len(js["bound_curves"]) == 9 and set(js["bound_curves"][0]) >= {"theorem3", "L"}
 
 
+def test_a_stored_search_adds_the_found_ledger_to_the_report_and_its_exports(tmp_path, monkeypatch):
+    """A search stored under <results>/search/ (docs-style file) gets the ledger on its
+    instance: a subsection of the Ledger, tables/ledger_found.csv and .tex, report.json."""
+    import shutil
+
+    from cascading_bandits.bounds.later import upper_bound
+
+    fakes = {
+        "table1": table_results("table1", shift=lambda c: -5.0, horizon=1000),
+        "table2": table_results("table2", horizon=1000),
+        "dbn": dbn_results(ratio=2.8, horizon=1000),
+    }
+    monkeypatch.setattr(B, "run_experiments", lambda s: fakes)
+    monkeypatch.setattr(B, "run_verify", lambda s: FAKE_VERIFY)
+    out = tmp_path / "rep"
+    (out / "results" / "search").mkdir(parents=True)
+    src = ROOT / "docs" / "search" / "tightest_theorem3.json"
+    shutil.copy(src, out / "results" / "search" / "tight3.json")
+    md = B.build_report(out, runs=2, horizon=1000, progress=False, curve_points=3)
+    md = md.read_text(encoding="utf-8")
+    ledger, found = md.index("## Ledger: the 2015"), md.index("### Ledger on the instances")
+    assert ledger < found < md.index("## Instances the searches found")
+    (res,) = json.loads(src.read_text())["results"]
+    js = json.loads((out / "report.json").read_text())
+    rows = js["ledger_found"]
+    assert {r["search"] for r in rows} == {"tight3"}
+    (r,) = [r for r in rows if r["name"] == "Theorem 3 (CascadeKL-UCB)"]
+    b = upper_bound("theorem3", res["weights"], 10_000, K=2)
+    assert r["value"] == pytest.approx(b, rel=1e-12)
+    assert r["ratio"] == pytest.approx(res["mean_regret"]["cascade-klucb"] / b, rel=1e-12)
+    csv_rows = list(csv.DictReader(io.StringIO((out / "tables" / "ledger_found.csv").read_text())))
+    assert len(csv_rows) == len(rows)
+    tex = (out / "tables" / "ledger_found.tex").read_text()
+    assert len(check_latex_table(tex, 15)) == len(rows)
+
+
 def test_existing_table_files_block_without_overwrite(tmp_path):
     out = tmp_path / "r"
     (out / "tables").mkdir(parents=True)

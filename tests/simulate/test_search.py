@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from cascading_bandits.bounds.instance import CascadeInstance
-from cascading_bandits.bounds.upper import theorem2_bound
+from cascading_bandits.bounds.later import theorem2_gapfree_bound, theorem3_gapfree_bound
+from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound
 from cascading_bandits.reports.cli import main
-from cascading_bandits.simulate.search import factor_against_K, family_weights, search
+from cascading_bandits.simulate import search as S
+from cascading_bandits.simulate.search import (
+    factor_against_K,
+    family_weights,
+    search,
+    search_bounds,
+)
 
 TINY = dict(horizon=300, runs=2, maxiter=2, popsize=2, confirm_runs=3)
 
@@ -150,3 +159,148 @@ def test_factor_figure_has_the_sqrt_K_reference():
     assert len(ref) == 1
     y = ref[0].get_ydata()
     assert y[1] / y[0] == pytest.approx(np.sqrt(2))
+
+
+def test_cli_single_search_out_writes_the_json_alone(tmp_path, capsys):
+    out = tmp_path / "one"
+    argv = ["search", "--objective", "bound", "--policy", "cascade-ucb1", "--K", "2", "--L", "4"]
+    argv += ["--horizon", "300", "--runs", "2", "--maxiter", "1", "--popsize", "2"]
+    argv += ["--confirm-runs", "3", "--family", "two-level", "--out", str(out)]
+    assert main(argv) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["search.json"]
+    (res,) = json.loads((out / "search.json").read_text())["results"]
+    assert res["objective"] == "bound" and res["K"] == 2
+    assert f"written: {out / 'search.json'}" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------
+# --bound: any upper bound with a constant of the policy
+# ---------------------------------------------------------------------------
+
+#: bound name -> (policy, the bound computed here from its own function, not via the registry)
+NAMED = {
+    "theorem2": ("cascade-ucb1", lambda inst, n: theorem2_bound(inst, n)),
+    "corollary2": ("cascade-ucb1", lambda inst, n: theorem2_gapfree_bound(inst.L, inst.K, n)),
+    "theorem3": ("cascade-klucb", lambda inst, n: theorem3_bound(inst, n, form="paper")),
+    "corollary3": (
+        "cascade-klucb",
+        lambda inst, n: theorem3_gapfree_bound(inst, n, form="paper")[0],
+    ),
+}
+BOUND_TINY = dict(horizon=300, runs=2, maxiter=1, popsize=2, confirm_runs=3, family="two-level")
+
+
+@pytest.mark.parametrize("name", list(NAMED))
+def test_bound_objective_is_regret_over_the_named_bound(name):
+    policy, f = NAMED[name]
+    r = search("bound", [policy], L=4, K=2, bound=name, seed=5, **BOUND_TINY)
+    assert r.bound_name == name and r.to_dict()["bound_name"] == name
+    inst = CascadeInstance(r.weights, 2)
+    n = BOUND_TINY["horizon"]
+    assert r.bound == pytest.approx(f(inst, n), rel=1e-12)
+    assert r.value == pytest.approx(r.mean_regret[policy] / r.bound, rel=1e-12)
+    lo, hi = r.regret_ci[policy]
+    assert (r.ci_low, r.ci_high) == pytest.approx((lo / r.bound, hi / r.bound), rel=1e-12)
+    # the search's own objective: its best value is the mean regret on the search's common
+    # random numbers over the named bound at the optimum
+    _, s_crn, _ = np.random.SeedSequence(5).spawn(3)
+    uk, pk = S._keys(s_crn, BOUND_TINY["runs"])
+    a = S._regret_runs(r.weights, 2, policy, "best-first", n, uk, pk, None)
+    assert r.search_value == pytest.approx(a.mean() / f(inst, n), rel=1e-12)
+
+
+def test_bound_policy_names_the_policy_a_bound_is_about():
+    assert [S.bound_policy(b) for b in NAMED] == [p for p, _ in NAMED.values()]
+    with pytest.raises(ValueError, match="allowed .bounds with a constant.: theorem2, corollary2"):
+        S.bound_policy("theorem4")
+    with pytest.raises(ValueError, match="no constant"):
+        S.bound_policy("vial-variance-aware")
+
+
+def test_the_default_bound_is_the_papers_theorem():
+    assert search_bounds("cascade-ucb1") == ("theorem2", "corollary2")
+    assert search_bounds("cascade-klucb(c=3)") == ("theorem3", "corollary3")
+    assert search_bounds("cascade-klucb(c=0)") == () == search_bounds("cascade-ts")
+    r = search("bound", ["cascade-klucb"], L=4, K=2, seed=5, **BOUND_TINY)
+    assert r.bound_name == "theorem3"
+    assert r.bound == pytest.approx(NAMED["theorem3"][1](CascadeInstance(r.weights, 2), 300))
+
+
+@pytest.mark.parametrize(
+    "policy, bound, objective, match",
+    [
+        (
+            "cascade-ucb1",
+            "theorem4",
+            "bound",
+            r"unknown bound 'theorem4'; allowed for "
+            r"cascade-ucb1: theorem2, corollary2",
+        ),
+        (
+            "cascade-ucb1",
+            "corollary3",
+            "bound",
+            r"bounds CascadeKL-UCB, not cascade-ucb1; "
+            r"allowed for cascade-ucb1: theorem2, corollary2",
+        ),
+        ("cascade-klucb", "theorem2", "bound", "allowed for cascade-klucb: theorem3, corollary3"),
+        ("cascade-klucb", "vial-klucb", "bound", "order: it has no constant"),
+        ("cascade-ucb1(alpha=1)", "theorem2", "bound", "knows the bounds"),
+        ("cascade-klucb(c=0)", None, "bound", "knows the bounds"),
+        ("cascade-ucb1", "theorem2", "regret", "bound is for objective 'bound' only"),
+    ],
+)
+def test_bound_names_are_checked_against_the_policy(policy, bound, objective, match):
+    with pytest.raises(ValueError, match=match):
+        search(objective, [policy], L=4, K=2, bound=bound, **BOUND_TINY)
+
+
+def test_a_tie_scores_zero_for_a_bound_that_needs_a_unique_optimum():
+    tie = CascadeInstance((0.3, 0.3, 0.3, 0.1), 2)
+    assert S._bound_at("theorem2", tie, 100) == math.inf
+    assert S._bound_at("corollary3", tie, 100) == math.inf
+    assert S._bound_at("corollary2", tie, 100) == theorem2_gapfree_bound(4, 2, 100)
+
+
+def test_regret_ci_is_the_t_interval_of_each_policy():
+    r = search("ratio", ["cascade-ucb1", "cascade-klucb"], L=4, K=2, **TINY)
+    _, _, s_confirm = np.random.SeedSequence(0).spawn(3)
+    uk, pk = S._keys(s_confirm, TINY["confirm_runs"])
+    for p in r.policies:
+        a = S._regret_runs(r.weights, 2, p, "best-first", TINY["horizon"], uk, pk, None)
+        q = stats.t.ppf(0.975, a.size - 1) * a.std(ddof=1) / math.sqrt(a.size)
+        assert r.mean_regret[p] == pytest.approx(a.mean(), rel=1e-12)
+        assert r.regret_ci[p] == pytest.approx((a.mean() - q, a.mean() + q), rel=1e-12)
+
+
+def test_cli_bound_writes_json_with_the_bound_and_no_figure(tmp_path, capsys):
+    out = tmp_path / "tight"
+    argv = ["search", "--objective", "bound", "--bound", "corollary2", "--K", "2", "--L", "4"]
+    argv += ["--horizon", "300", "--runs", "2", "--maxiter", "1", "--popsize", "2"]
+    argv += ["--confirm-runs", "3", "--family", "two-level", "--out", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "cascade-ucb1 / corollary2" in text and "bound corollary2 (Corollary 2" in text
+    (res,) = json.loads((out / "search.json").read_text())["results"]
+    assert res["bound_name"] == "corollary2" and res["policies"] == ["cascade-ucb1"]
+    assert res["bound"] == pytest.approx(theorem2_gapfree_bound(4, 2, 300), rel=1e-12)
+    assert sorted(p.name for p in out.iterdir()) == ["search.json"]
+
+
+@pytest.mark.parametrize(
+    "extra, msg",
+    [
+        (["--objective", "bound", "--bound", "nope"], "unknown bound 'nope'; allowed (bounds "),
+        (["--objective", "bound", "--bound", "zhong-ts-cascade"], "no constant"),
+        (
+            ["--objective", "bound", "--policy", "cascade-ucb1", "--bound", "theorem3"],
+            "allowed for cascade-ucb1: theorem2, corollary2",
+        ),
+        (["--objective", "ratio", "--bound", "theorem2"], "--bound is for --objective bound"),
+    ],
+)
+def test_cli_bound_errors_are_one_line_exit_2(capsys, extra, msg):
+    argv = ["search", "--K", "2", "--L", "4", "--horizon", "300", "--runs", "2"]
+    assert main(argv + extra) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and msg in err and "Traceback" not in err
