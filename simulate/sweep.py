@@ -143,7 +143,10 @@ def check_writable_dir(out_dir, option="--out", *, create=True) -> Path:
     """
     if out_dir is None or str(out_dir).strip() == "":
         raise ValueError(f"{option} must name a directory, got an empty path")
-    path = Path(out_dir).expanduser().absolute()
+    try:
+        path = Path(out_dir).expanduser().absolute()
+    except RuntimeError:  # ~user of an unknown user
+        raise ValueError(f"{option} {out_dir}: no such user's home directory") from None
 
     def refuse(reason, where):
         raise ValueError(f"{option} {path} is not a writable directory ({reason} at {where})")

@@ -287,6 +287,9 @@ def _fixed_cases(afile):
         (["ledger", "--from-search", str(afile)], "--from-search", str(afile)),
         (["ledger", "--from-search", "~0"], "--from-search", "~0"),
         (["search", "--objective", "bound", "--K", "2", "--L", "4", "--out", "~0"], "--out", "~0"),
+        (["simulate", "--experiment", "table1", "--testing", "--out", "~0"], "--out", "~0"),
+        (["report", "--quick", "--out", "~0/r"], "--out", "~0/r"),
+        (["study", "--weights", "0.2,0.1", "--K", "1", "--out", "~0"], "directory", "~0"),
     ]
 
 
