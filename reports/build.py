@@ -344,47 +344,88 @@ def verify_cache_key(s: Settings) -> dict:
     }
 
 
-def run_verify(s: Settings) -> dict:
-    """``verify.run_all`` and ``verify.caveats`` as plain dicts, or why they are unavailable.
+def _verify_value(examples: int, seed: int, budget: float) -> dict:
+    """``verify.run_all`` and ``verify.caveats`` as plain JSON values (a worker's job too)."""
+    from cascading_bandits import verify
 
-    The answer is cached in ``s.results`` under :func:`verify_cache_key`, and reused when the
-    key matches (``s.cached["verify"]`` tells which happened).
-    """
     t0 = time.perf_counter()
-    import importlib.util
-
-    if importlib.util.find_spec("cascading_bandits.verify") is not None:
-        # before importing verify (seconds: it loads every claim module)
-        key = verify_cache_key(s)
-        hit = cache_load(s.results, "verify", key)
-        if (
-            isinstance(hit, dict)
-            and isinstance(hit.get("verdicts"), list)
-            and isinstance(hit.get("caveats"), list)
-        ):
-            s.cached["verify"] = True
-            s.timings["verify"] = time.perf_counter() - t0
-            return {"available": True, **hit}
-    try:
-        from cascading_bandits import verify
-
-        run_all, caveats = verify.run_all, verify.caveats
-    except (ImportError, AttributeError) as exc:
-        return {
-            "available": False,
-            "reason": f"verify.run_all / verify.caveats not available ({exc})",
-        }
-    key = verify_cache_key(s)
-    verdicts = run_all(examples=s.verify_examples, seed=s.seed, budget=key["budget"])
-    cav = caveats()
+    verdicts = verify.run_all(examples=examples, seed=seed, budget=budget)
+    cav = verify.caveats()
     value = {
         "verdicts": [v.to_dict() if hasattr(v, "to_dict") else dict(vars(v)) for v in verdicts],
         "caveats": [c.to_dict() if hasattr(c, "to_dict") else dict(vars(c)) for c in cav],
     }
     # through JSON once, so a fresh and a cached report hold identical values
     value = json.loads(json.dumps(value, default=_json_default))
+    return {"value": value, "seconds": time.perf_counter() - t0}
+
+
+def _verify_cached(s: Settings):
+    """The cached verify answer of ``s`` (dict) or None; None too if verify is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("cascading_bandits.verify") is None:
+        return None
+    hit = cache_load(s.results, "verify", verify_cache_key(s))
+    if (
+        isinstance(hit, dict)
+        and isinstance(hit.get("verdicts"), list)
+        and isinstance(hit.get("caveats"), list)
+    ):
+        return hit
+    return None
+
+
+def start_verify(s: Settings):
+    """Start verify in a process of its own, to run while the simulation does; its future.
+
+    None (verify then runs after the simulation, in this process) if the answer is cached,
+    verify is not installed, or the run is serial (``workers == 1``). The simulation's
+    workers and this process share the cores, so the report's wall time approaches the total
+    CPU time over the cores instead of simulation + verify.
+    """
+    import concurrent.futures as cf
+    import importlib.util
+    import multiprocessing
+
+    if s.workers == 1 or importlib.util.find_spec("cascading_bandits.verify") is None:
+        return None
+    if _verify_cached(s) is not None:
+        return None
+    key = verify_cache_key(s)
+    ex = cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    fut = ex.submit(_verify_value, s.verify_examples, s.seed, key["budget"])
+    ex.shutdown(wait=False)  # the worker exits once its one job is done
+    return fut
+
+
+def run_verify(s: Settings, pending=None) -> dict:
+    """``verify.run_all`` and ``verify.caveats`` as plain dicts, or why they are unavailable.
+
+    The answer is cached in ``s.results`` under :func:`verify_cache_key`, and reused when the
+    key matches (``s.cached["verify"]`` tells which happened). ``pending``: the future of
+    :func:`start_verify`, whose answer is taken instead of running verify here.
+    """
+    t0 = time.perf_counter()
+    hit = None if pending is not None else _verify_cached(s)
+    if hit is not None:
+        s.cached["verify"] = True
+        s.timings["verify"] = time.perf_counter() - t0
+        return {"available": True, **hit}
+    try:
+        if pending is not None:
+            done = pending.result()
+            s.timings["verify_beside"] = done["seconds"]
+        else:
+            done = _verify_value(s.verify_examples, s.seed, verify_cache_key(s)["budget"])
+    except (ImportError, AttributeError) as exc:
+        return {
+            "available": False,
+            "reason": f"verify.run_all / verify.caveats not available ({exc})",
+        }
+    value = done["value"]
     s.cached["verify"] = False
-    cache_store(s.results, "verify", key, value)
+    cache_store(s.results, "verify", verify_cache_key(s), value)
     s.timings["verify"] = time.perf_counter() - t0
     return {"available": True, **value}
 
@@ -1101,7 +1142,12 @@ def _timing_line(ctx: Context) -> str:
     cached = [k for k in ("tables", "verify", "figures") if s.cached.get(k)]
     parts = [simtxt]
     for k in ("tables", "verify", "figures", "total"):
-        if k in tm:
+        if k == "verify" and "verify_beside" in tm:
+            parts.append(
+                f"verify {tm['verify_beside']:.1f} s beside the simulation "
+                f"(then {tm['verify']:.1f} s waited)"
+            )
+        elif k in tm:
             parts.append(f"{k} {tm[k]:.1f} s" + (" (cached)" if k in cached else ""))
     line = "- wall time: " + ", ".join(parts)
     # a reused result costs ~0 s here; its provenance keeps what computing it took
@@ -1517,6 +1563,7 @@ def build_report(
     )
     check_writable(s.out, s.overwrite)
     t0 = time.perf_counter()
+    pending = start_verify(s)
     results = run_experiments(s)
     if profile:
         from cascading_bandits.reports.profile_report import profile_grid
@@ -1533,7 +1580,7 @@ def build_report(
     if memo.missed:
         cache_store(s.results, "bounds", key, memo.values)
     s.timings["tables"] = time.perf_counter() - t1
-    verify_data = run_verify(s)
+    verify_data = run_verify(s, pending)
     t1 = time.perf_counter()
     s.out.mkdir(parents=True, exist_ok=True)
     written = write_figures(s, data)

@@ -293,8 +293,17 @@ def run_cells(
                         i, run_cell(cells[i], cell_seed(root, cells[i]), checkpoints=checkpoints)
                     )
             else:
-                # costliest first (ranked-klucb, long lists) for a better finish
+                # costliest first (ranked-klucb, long lists) for a better finish, but the
+                # first cell of each policy up front: on an empty numba cache the workers
+                # then compile different kernels at once, not the same one each
                 order = sorted(todo, key=lambda i: -_cost(cells[i]))
+                seen, heads = set(), []
+                for i in order:
+                    if cells[i].policy not in seen:
+                        seen.add(cells[i].policy)
+                        heads.append(i)
+                first = set(heads)
+                order = heads + [i for i in order if i not in first]
                 futs = {
                     ex.submit(_work, cells[i], cell_seed(root, cells[i]), threads, checkpoints): i
                     for i in order

@@ -43,7 +43,10 @@ def fake_run(monkeypatch):
         return fakes
 
     monkeypatch.setattr(B, "run_experiments", run_experiments)
-    monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "test"})
+    monkeypatch.setattr(
+        B, "run_verify", lambda s, pending=None: {"available": False, "reason": "test"}
+    )
+    monkeypatch.setattr(B, "start_verify", lambda s: None)
     return fakes, horizon
 
 

@@ -85,7 +85,10 @@ def test_rebuild_reuses_stored_results(quick_report, tmp_path, monkeypatch):
     out, md = quick_report
     # the tables only: no figures, no verify
     monkeypatch.setattr(B, "draw_figures", lambda data: {})
-    monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "test"})
+    monkeypatch.setattr(
+        B, "run_verify", lambda s, pending=None: {"available": False, "reason": "test"}
+    )
+    monkeypatch.setattr(B, "start_verify", lambda s: None)
     md2 = B.build_report(
         tmp_path / "again",
         results_dir=out / "results",

@@ -150,7 +150,8 @@ def fake_report(tmp_path, monkeypatch):
         return fakes
 
     monkeypatch.setattr(B, "run_experiments", run_experiments)
-    monkeypatch.setattr(B, "run_verify", lambda s: FAKE_VERIFY)
+    monkeypatch.setattr(B, "run_verify", lambda s, pending=None: FAKE_VERIFY)
+    monkeypatch.setattr(B, "start_verify", lambda s: None)
     out = tmp_path / "rep"
     md = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=3)
     return out, md.read_text(encoding="utf-8"), fakes
@@ -249,7 +250,8 @@ def test_a_stored_search_adds_the_found_ledger_to_the_report_and_its_exports(tmp
         "dbn": dbn_results(ratio=2.8, horizon=1000),
     }
     monkeypatch.setattr(B, "run_experiments", lambda s: fakes)
-    monkeypatch.setattr(B, "run_verify", lambda s: FAKE_VERIFY)
+    monkeypatch.setattr(B, "run_verify", lambda s, pending=None: FAKE_VERIFY)
+    monkeypatch.setattr(B, "start_verify", lambda s: None)
     out = tmp_path / "rep"
     (out / "results" / "search").mkdir(parents=True)
     src = ROOT / "docs" / "search" / "tightest_theorem3.json"
@@ -325,6 +327,30 @@ def test_evidence_table_shapes():
 # ---------------------------------------------------------------------------
 # the cache of verify and of the bounds
 # ---------------------------------------------------------------------------
+def test_verify_beside_the_simulation_gives_the_same_answer(tmp_path, monkeypatch):
+    """run_verify with the future of a verify run elsewhere stores and returns what a run in
+    this process would; start_verify stays out of serial and cached runs."""
+    import concurrent.futures as cf
+
+    verify = pytest.importorskip("cascading_bandits.verify")
+    class V:
+        def __init__(self, seed):
+            self.claim_id, self.seed = "c", seed
+
+    monkeypatch.setattr(verify, "run_all", lambda examples, seed, budget: [V(seed)])
+    monkeypatch.setattr(verify, "caveats", lambda: [])
+    here = B.run_verify(B.Settings(out=tmp_path / "a", runs=2, horizon=100, seed=3))
+    s = B.Settings(out=tmp_path / "b", runs=2, horizon=100, seed=3)
+    fut = cf.Future()
+    fut.set_result(B._verify_value(s.verify_examples, s.seed, 1.0))
+    beside = B.run_verify(s, fut)
+    assert beside == here and s.cached["verify"] is False and "verify_beside" in s.timings
+    assert B._verify_cached(s) == {k: v for k, v in beside.items() if k != "available"}
+    assert B.start_verify(s) is None  # cached now
+    serial = B.Settings(out=tmp_path / "c", runs=2, horizon=100, seed=3, workers=1)
+    assert B.start_verify(serial) is None
+
+
 def test_verify_is_cached_by_its_inputs(tmp_path, monkeypatch):
     verify = pytest.importorskip("cascading_bandits.verify")
     calls = []
@@ -397,7 +423,10 @@ def test_rebuild_uses_the_cache(tmp_path, monkeypatch):
         return fakes
 
     monkeypatch.setattr(B, "run_experiments", run_experiments)
-    monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "t"})
+    monkeypatch.setattr(
+        B, "run_verify", lambda s, pending=None: {"available": False, "reason": "t"}
+    )
+    monkeypatch.setattr(B, "start_verify", lambda s: None)
     monkeypatch.setattr(B, "draw_figures", lambda data: {})
     results = tmp_path / "results"
     from cascading_bandits.bounds import upper
@@ -464,7 +493,10 @@ def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch):
 
     current = {"res": fakes(0.0)}
     monkeypatch.setattr(B, "run_experiments", lambda s: current["res"])
-    monkeypatch.setattr(B, "run_verify", lambda s: {"available": False, "reason": "t"})
+    monkeypatch.setattr(
+        B, "run_verify", lambda s, pending=None: {"available": False, "reason": "t"}
+    )
+    monkeypatch.setattr(B, "start_verify", lambda s: None)
     results = tmp_path / "results"
 
     def build(name):
