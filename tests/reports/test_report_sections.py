@@ -333,6 +333,7 @@ def test_verify_beside_the_simulation_gives_the_same_answer(tmp_path, monkeypatc
     import concurrent.futures as cf
 
     verify = pytest.importorskip("cascading_bandits.verify")
+
     class V:
         def __init__(self, seed):
             self.claim_id, self.seed = "c", seed
