@@ -140,7 +140,7 @@ _log_ratio_scalar = numba.njit(cache=True, error_model="numpy")(
 kl_scalar = numba.njit(cache=True, error_model="numpy")(_make_kl(_log_ratio_scalar, math.inf))
 
 
-@numba.vectorize(["f8(f8, f8)"], cache=True)
+@numba.vectorize(cache=True)  # compiled on first use (float64 after validation)
 def _kl_ufunc(p, q):
     return kl_scalar(p, q)
 
@@ -293,7 +293,7 @@ def klucb_scalar(mean, count, threshold):
     return q
 
 
-@numba.vectorize(["f8(f8, f8, f8)"], cache=True)
+@numba.vectorize(cache=True)  # compiled on first use (float64 after validation)
 def _klucb_ufunc(mean, count, threshold):
     return klucb_scalar(mean, count, threshold)
 
