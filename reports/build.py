@@ -360,13 +360,16 @@ def _verify_value(examples: int, seed: int, budget: float) -> dict:
     return {"value": value, "seconds": time.perf_counter() - t0}
 
 
-def _verify_cached(s: Settings):
-    """The cached verify answer of ``s`` (dict) or None; None too if verify is not installed."""
+def _verify_cached(s: Settings, key=None):
+    """The cached verify answer of ``s`` (dict) or None; None too if verify is not installed.
+
+    ``key``: :func:`verify_cache_key` of ``s`` if the caller has it (it hashes the sources).
+    """
     import importlib.util
 
     if importlib.util.find_spec("cascading_bandits.verify") is None:
         return None
-    hit = cache_load(s.results, "verify", verify_cache_key(s))
+    hit = cache_load(s.results, "verify", key or verify_cache_key(s))
     if (
         isinstance(hit, dict)
         and isinstance(hit.get("verdicts"), list)
@@ -390,9 +393,9 @@ def start_verify(s: Settings):
 
     if s.workers == 1 or importlib.util.find_spec("cascading_bandits.verify") is None:
         return None
-    if _verify_cached(s) is not None:
-        return None
     key = verify_cache_key(s)
+    if _verify_cached(s, key) is not None:
+        return None
     ex = cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
     fut = ex.submit(_verify_value, s.verify_examples, s.seed, key["budget"])
     ex.shutdown(wait=False)  # the worker exits once its one job is done
@@ -406,8 +409,17 @@ def run_verify(s: Settings, pending=None) -> dict:
     key matches (``s.cached["verify"]`` tells which happened). ``pending``: the future of
     :func:`start_verify`, whose answer is taken instead of running verify here.
     """
+    import importlib.util
+
     t0 = time.perf_counter()
-    hit = None if pending is not None else _verify_cached(s)
+    if pending is None and importlib.util.find_spec("cascading_bandits.verify") is None:
+        return {
+            "available": False,
+            "reason": "verify.run_all / verify.caveats not available "
+            "(no module named 'cascading_bandits.verify')",
+        }
+    key = verify_cache_key(s)  # once: it hashes the sources of bounds, verify and simulate
+    hit = None if pending is not None else _verify_cached(s, key)
     if hit is not None:
         s.cached["verify"] = True
         s.timings["verify"] = time.perf_counter() - t0
@@ -417,7 +429,7 @@ def run_verify(s: Settings, pending=None) -> dict:
             done = pending.result()
             s.timings["verify_beside"] = done["seconds"]
         else:
-            done = _verify_value(s.verify_examples, s.seed, verify_cache_key(s)["budget"])
+            done = _verify_value(s.verify_examples, s.seed, key["budget"])
     except (ImportError, AttributeError) as exc:
         return {
             "available": False,
@@ -425,7 +437,7 @@ def run_verify(s: Settings, pending=None) -> dict:
         }
     value = done["value"]
     s.cached["verify"] = False
-    cache_store(s.results, "verify", verify_cache_key(s), value)
+    cache_store(s.results, "verify", key, value)
     s.timings["verify"] = time.perf_counter() - t0
     return {"available": True, **value}
 
