@@ -5,7 +5,7 @@
 (:mod:`.ucb1`; ``w_0`` included); the K largest samples are listed (ties to the smaller
 id). Each sample is a pure function of (policy key, t, e), drawn from the policy stream:
 
-* below :data:`INVERSION_MIN_L` items, as X / (X + Y) with Gamma variates by Marsaglia and
+* below :data:`INVERSION_MIN_L` items (one rule, :func:`draw`), as X / (X + Y) with Gamma variates by Marsaglia and
   Tsang (:func:`simulate.rng.beta_draw`, about 0.1 us);
 * from :data:`INVERSION_MIN_L` items on, by inversion, ``theta_t(e) = I^{-1}(u_t(e))``
   (:func:`simulate.rng.beta_inverse_draw`, SciPy's quantile, about 1.5 us), which is
@@ -65,29 +65,18 @@ INVERSION_MIN_L = 128
 
 
 @numba.njit(**NJIT)
-def kernel_gamma(env, params, ukey, pkey, regret_out, counts_out, trace):
-    """Every item's sample every step, Gamma-ratio draws (L < INVERSION_MIN_L)."""
-    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
-    a, b = params[0], params[1]
-    L = attract.size
-    S, N = observe_w0(ukey, attract)
-    st = step_buffers(L, K)
-    idx, taken, sel, lst, clicks, scratch = st
-    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
-    for t in range(1, n + 1):
-        for e in range(L):
-            idx[e] = beta_draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, L)
-        select_top(idx, K, st[1], st[2])
-        cum, j, _, _ = play(
-            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
-            sel, lst, clicks, scratch, trace, regret_out,
-        )  # fmt: skip
-    finish(N, counts_out)
+def draw(a, b, pkey, t, e, L):
+    """The Thompson sample of item e at step t: Gamma ratio below INVERSION_MIN_L items,
+    inversion from there on (module docstring)."""
+    if L < INVERSION_MIN_L:
+        return beta_draw(a, b, pkey, t, e, L)
+    return beta_inverse_draw(a, b, pkey, t, e, L)
 
 
 @numba.njit(**NJIT)
 def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
-    """Every item's sample every step, by inversion (the definition for large L; lazy=False)."""
+    """Every item's sample every step (the definition; the kernel below INVERSION_MIN_L
+    items, and lazy=False)."""
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     a, b = params[0], params[1]
     L = attract.size
@@ -97,7 +86,7 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         for e in range(L):
-            idx[e] = beta_inverse_draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, L)
+            idx[e] = draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, L)
         select_top(idx, K, st[1], st[2])
         cum, j, _, _ = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
@@ -204,7 +193,7 @@ def kernel_lazy(env, params, ukey, pkey, regret_out, counts_out, trace):
                 _top_among(idx, cand, nc, K, sel)
         if full:
             for e in range(L):
-                idx[e] = beta_inverse_draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, L)
+                idx[e] = draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, L)
             select_top(idx, K, st[1], st[2])
             x1, x2, E1 = _recentre(S, N, a, b, idx, K, c1, c2, dirty2)
             full = False
@@ -225,9 +214,7 @@ def kernel_lazy(env, params, ukey, pkey, regret_out, counts_out, trace):
 
 def kernel(L, lazy):
     """The kernel a run uses: only that one is compiled."""
-    if L < INVERSION_MIN_L:
-        return kernel_gamma
-    return kernel_lazy if lazy else kernel_plain
+    return kernel_lazy if lazy and L >= INVERSION_MIN_L else kernel_plain
 
 
 DECL = register_policy(

@@ -19,12 +19,12 @@ from cascading_bandits.simulate.models import make_model
 from cascading_bandits.simulate.policies.ts import (
     INVERSION_MIN_L,
     MARGIN,
+    draw,
     kernel,
-    kernel_gamma,
     kernel_lazy,
     kernel_plain,
 )
-from cascading_bandits.simulate.rng import beta_inverse_draw, policy_keys, users_keys
+from cascading_bandits.simulate.rng import beta_draw, beta_inverse_draw, policy_keys, users_keys
 from cascading_bandits.simulate.special import ROUNDTRIP_TOL, beta_quantile
 
 
@@ -34,10 +34,19 @@ def _keys(weights, runs, seed):
 
 
 def test_kernel_choice_follows_the_threshold():
-    assert kernel(INVERSION_MIN_L - 1, True) is kernel_gamma
-    assert kernel(INVERSION_MIN_L - 1, False) is kernel_gamma
+    assert kernel(INVERSION_MIN_L - 1, True) is kernel_plain
+    assert kernel(INVERSION_MIN_L - 1, False) is kernel_plain
     assert kernel(INVERSION_MIN_L, True) is kernel_lazy
     assert kernel(INVERSION_MIN_L, False) is kernel_plain
+
+
+def test_the_draw_switches_to_inversion_at_the_threshold():
+    key = np.uint64(5)
+    for L in (INVERSION_MIN_L - 1, INVERSION_MIN_L):
+        want = beta_inverse_draw if L >= INVERSION_MIN_L else beta_draw
+        for a, b, t, e in [(1.0, 1.0, 1, 0), (3.0, 7.0, 2, 5), (40.0, 900.0, 77, 11)]:
+            assert draw(a, b, key, t, e, L) == want(a, b, key, t, e, L)
+    assert beta_draw(3.0, 7.0, key, 2, 5, 200) != beta_inverse_draw(3.0, 7.0, key, 2, 5, 200)
 
 
 def test_inverse_draw_equals_the_python_twin_bit_for_bit():
