@@ -5,8 +5,8 @@
 (:mod:`.ucb1`; ``w_0`` included); the K largest samples are listed (ties to the smaller
 id). Each sample is a pure function of (policy key, t, e), drawn from the policy stream:
 
-* below :data:`INVERSION_MIN_L` items (one rule, :func:`draw`), as X / (X + Y) with Gamma variates by Marsaglia and
-  Tsang (:func:`simulate.rng.beta_draw`, about 0.1 us);
+* below :data:`INVERSION_MIN_L` items (one rule, :func:`draw`), as X / (X + Y) with
+  Gamma variates by Marsaglia and Tsang (:func:`simulate.rng.beta_draw`, about 0.1 us);
 * from :data:`INVERSION_MIN_L` items on, by inversion, ``theta_t(e) = I^{-1}(u_t(e))``
   (:func:`simulate.rng.beta_inverse_draw`, SciPy's quantile, about 1.5 us), which is
   monotone in the uniform ``u_t(e)`` and so allows the lazy selection below.
