@@ -45,6 +45,7 @@ import numba
 import numpy as np
 
 from cascading_bandits.simulate.policies.kernel import (
+    HOT,
     NJIT,
     finish,
     observe_w0,
@@ -95,7 +96,7 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
     finish(N, counts_out)
 
 
-@numba.njit(**NJIT)
+@numba.njit(**HOT)
 def _top_among(idx, cand, nc, K, out):
     """``out[:K]`` = the K candidates of largest ``idx``, decreasing, ties to the smaller id."""
     for k in range(K):
