@@ -10,10 +10,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
 from cascading_bandits.simulate.policies.kernel import HOT
 
-__all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED"]
+__all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "epoch"]
 
 
 # --------------------------------------------------------------------------
@@ -43,6 +44,16 @@ __all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED"]
 # Measured (B_LB(16, 4, 0.2, 0.15), t ~ 2e4): 4.4 brackets, 0.01 klucb_scalar calls a step.
 PAD = 1e-10
 GROW = 64  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
+
+
+@numba.njit(**HOT)
+def epoch(t, c, t_ep, th_ep):
+    """(end, threshold log t + c log log t at the end) of the upper bounds' epoch holding
+    step t: the same until step ``t_ep`` has passed, then ``t + t // GROW + 1``."""
+    if t > t_ep:
+        t_ep = t + t // GROW + 1
+        th_ep = klucb_threshold_scalar(float(t_ep), c)
+    return t_ep, th_ep
 
 
 @numba.njit(**HOT)

@@ -16,12 +16,12 @@ from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.policies._klucb_select import (
     GROUP_MIN,
-    GROW,
     _grouped_top,
     _lazy_pop,
     _lazy_prepare,
     _lazy_retire,
     _state_cache,
+    epoch,
 )
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
@@ -82,9 +82,7 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     cum, j = 0.0, np.int64(0)
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
-        if t > t_ep:
-            t_ep = t + t // GROW + 1
-            th_ep = klucb_threshold_scalar(float(t_ep), c)
+        t_ep, th_ep = epoch(t, c, t_ep, th_ep)
         nc = _lazy_prepare(
             S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, K,
             lo, hi, ex, stamp, t, cl, tops,
@@ -123,9 +121,7 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
     cum, j = 0.0, np.int64(0)
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
-        if t > t_ep:
-            t_ep = t + t // GROW + 1
-            th_ep = klucb_threshold_scalar(float(t_ep), c)
+        t_ep, th_ep = epoch(t, c, t_ep, th_ep)
         _grouped_top(
             S, N, ub, ubt, t, th, t_ep, th_ep, sel, ninc, K, tops, sel,
             ckey, cval, cvt, cub, cubt, mask,

@@ -36,12 +36,12 @@ from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.models import list_reward, respond
 from cascading_bandits.simulate.policies._klucb_select import (
     GROUP_MIN_RANKED,
-    GROW,
     _grouped_top,
     _lazy_pop,
     _lazy_prepare,
     _lazy_retire,
     _state_cache,
+    epoch,
 )
 from cascading_bandits.simulate.policies.kernel import NJIT, select_top
 from cascading_bandits.simulate.policies.registry import Param, register_policy
@@ -161,9 +161,7 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     cum, j = 0.0, np.int64(0)
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
-        if t > t_ep:
-            t_ep = t + t // GROW + 1
-            th_ep = klucb_threshold_scalar(float(t_ep), c)
+        t_ep, th_ep = epoch(t, c, t_ep, th_ep)
         for e in range(L):
             shown[e] = False
         for k in range(K):
@@ -209,9 +207,7 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
     cum, j = 0.0, np.int64(0)
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
-        if t > t_ep:
-            t_ep = t + t // GROW + 1
-            th_ep = klucb_threshold_scalar(float(t_ep), c)
+        t_ep, th_ep = epoch(t, c, t_ep, th_ep)
         for e in range(L):
             shown[e] = False
         for k in range(K):
