@@ -43,7 +43,7 @@ from cascading_bandits.simulate.policies._klucb_select import (
     _state_cache,
     epoch,
 )
-from cascading_bandits.simulate.policies.kernel import NJIT, select_top
+from cascading_bandits.simulate.policies.kernel import NJIT, finish, select_top
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 
@@ -102,12 +102,6 @@ def _state(K, L):
 
 
 @numba.njit(**NJIT)
-def _finish(counts, counts_out):
-    for e in range(counts.size):
-        counts_out[e] = counts[e]
-
-
-@numba.njit(**NJIT)
 def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
     """Every index of every bandit each step (the definition; lazy=False)."""
     K, n = env[4], env[5]
@@ -136,7 +130,7 @@ def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
             regret_out, rba, False,
         )  # fmt: skip
-    _finish(counts, counts_out)
+    finish(counts, counts_out)
 
 
 @numba.njit(**NJIT)
@@ -188,7 +182,7 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
             regret_out, rba, False,
         )  # fmt: skip
-    _finish(counts, counts_out)
+    finish(counts, counts_out)
 
 
 @numba.njit(**NJIT)
@@ -229,7 +223,7 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
             regret_out, rba, True,
         )  # fmt: skip
-    _finish(counts, counts_out)
+    finish(counts, counts_out)
 
 
 # One thin kernel per (selection, reward rule): a run compiles only the one it uses.
