@@ -97,18 +97,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _outputs(out):
     """The directory --out names, refused up front if any file a search could write there
     exists (nothing is replaced)."""
-    from pathlib import Path
+    from cascading_bandits.simulate.sweep import check_writable_dir
 
     if out is None:
         return None
-    if not str(out).strip():
-        raise ValueError("--out must be a directory name, got an empty string")
-    try:
-        d = Path(out).expanduser().resolve()
-    except RuntimeError:  # ~user of an unknown user
-        raise ValueError(f"--out {out!r}: cannot expand its ~ (no such user)") from None
-    if d.exists() and not d.is_dir():
-        raise ValueError(f"--out {d} exists and is not a directory")
+    # empty, ~user, through a file, not writable: refused before the search, nothing created
+    d = check_writable_dir(out, "--out", create=False).resolve()
     files = [d / "search.json", d / "search.png", d / "search.pdf"]
     for f in files:
         if f.exists():
