@@ -22,14 +22,19 @@ __all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "epoch"]
 # --------------------------------------------------------------------------
 # The top-K by KL-UCB index needs the exact index (klucb_scalar, ~200 ns) of few items.
 # For an item with mean p, count T and threshold th, the root q* of
-# h(q) = kl(p, q) - th / T is bracketed from any reference point q0 in (p, 1) with one
-# kl evaluation, because h is convex and increasing on [p, 1):
+# h(q) = kl(p, q) - th / T is bracketed from any reference point q0 in (p, 1) from
+# kl(p, q0), because h is convex and increasing on [p, 1):
 #   * the Newton step q0 - h(q0) / h'(q0) is >= q* (a tangent lies below h);
 #   * if h(q0) < 0 then q0 <= q*; else the secant through (p, -th/T) and (q0, h(q0))
 #     meets 0 at or below q* (a chord lies above h).
 # Both ends are widened by PAD = 1e-10, far above the float error of these formulas and
 # of klucb_scalar (<= 1e-12 from the true root), so the bracket holds the value
 # klucb_scalar returns.
+#
+# References: kl(p, q0) depends on the state (S, T) and q0 only, not on th, so each item
+# keeps (q0, kl(p, q0), 1 / h'(q0)) until it is observed; a bracket at any threshold then
+# costs a few flops and no logarithm. A new state takes as q0 the item's last Newton
+# point (one kl); when two brackets overlap, _refine moves q0 to the Newton point.
 #
 # Upper bounds: the index is nondecreasing in th, so an item whose (mean, count) did not
 # change keeps as an upper bound its bracket's top at the threshold of the end t_ep of the
@@ -40,8 +45,10 @@ __all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "epoch"]
 # drops the brackets that end below the final tau, and pops the list from the brackets;
 # where two overlap, a second-order bracket (_refine) and then klucb_scalar settle it.
 # The decisions are those of the plain loop, bit for bit (tests/simulate: lazy == plain ==
-# reference). The guarantee rests on klucb_scalar's documented accuracy (1e-12 << PAD).
-# Measured (B_LB(16, 4, 0.2, 0.15), t ~ 2e4): 4.4 brackets, 0.01 klucb_scalar calls a step.
+# reference; test_klucb_brackets: every bracket holds klucb_scalar's value). The
+# guarantee rests on klucb_scalar's documented accuracy (1e-12 << PAD).
+# Measured (B_LB(16, 4, 0.2, 0.15), t <= 1e5): about 4.3 brackets, 3 kl evaluations (new
+# states) and 0.01 refinements a step.
 PAD = 1e-10
 GROW = 64  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
 
@@ -56,20 +63,26 @@ def epoch(t, c, t_ep, th_ep):
     return t_ep, th_ep
 
 
-@numba.njit(**HOT)
-def _bracket(p, T, th, q0):
-    """(lo, hi, exact, q_next): klucb_scalar(p, T, th) lies in [lo, hi]; exact if lo == hi."""
-    if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
-        v = klucb_scalar(p, T, th)
-        return v, v, True, v
-    r = th / T
-    g = kl_scalar(p, q0) - r
-    d = (q0 - p) / (q0 * (1.0 - q0))
-    hi = q0 - g / d
-    if hi > 1.0:
-        hi = 1.0
-    lo = p + (q0 - p) * (r / (r + g)) if g >= 0.0 else q0
-    return lo - PAD, hi + PAD, False, hi
+# The per-item state of the bracketed selection is packed in two arrays, F (L, 8) float64
+# and I (L, 8) int64 (columns below), so that a call passes few arrays: numba passes each
+# array as seven machine words, and at L = 16 moving two dozen arrays into a call cost
+# about as much as the brackets themselves. See :func:`lazy_state`.
+Q0, K0, ID0, QN, UB, LO, HI = 0, 1, 2, 3, 4, 5, 6  # F: reference point, kl(p, q0),
+# 1 / h'(q0), next reference (last Newton point), upper bound, bracket
+KN, UBT, UBN, EX, STAMP, CL, TK = 0, 1, 2, 3, 4, 5, 6  # I: N[e] when the reference was
+# set, upper bound valid to step UBT and set at count UBN, bracket exactness (0 bracket,
+# 1 refined, 2 exact), candidate stamp; CL, TK: row i holds the i-th candidate and
+# whether it was taken
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def lazy_state(L):
+    """(F, I): the bracketed selection's per-item state for L items, empty."""
+    F = np.zeros((L, 8))
+    Ist = np.zeros((L, 8), np.int64)
+    for e in range(L):
+        Ist[e, KN] = -1
+    return F, Ist
 
 
 @numba.njit(**HOT)
@@ -78,13 +91,53 @@ def _mean(S, N, e):
 
 
 @numba.njit(**HOT)
-def _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e):
-    r = _bracket(_mean(S, N, e), float(N[e]), th, q[e])
-    lo[e], hi[e], q[e] = r[0], r[1], r[3]
-    ex[e] = 2 if r[2] else 0
-    stamp[e] = sv
-    cl[nc] = e
-    return nc + 1
+def _set_ref(S, N, F, Ist, e, th):
+    """Make item e's reference point valid for its current state (one kl evaluation).
+
+    The reference ``(F[e, Q0], F[e, K0], F[e, ID0]) = (q0, kl(p, q0), 1 / h'(q0))`` is
+    valid while ``Ist[e, KN] == N[e]``. The new q0 is ``F[e, QN]``, the item's last Newton
+    point (close to the root); if that is not in (p, 1), the exact index at th (or the
+    midpoint of (p, 1)) is used instead.
+    """
+    Ist[e, KN] = N[e]
+    T = float(N[e])
+    p = _mean(S, N, e)
+    if T <= 0.0 or p <= 0.0 or p >= 1.0:
+        return  # closed-form index (_bracket): no reference needed
+    q0 = F[e, QN]
+    if not (p < q0 < 1.0):
+        q0 = klucb_scalar(p, T, th)
+        if not (p < q0 < 1.0):
+            q0 = 0.5 * (p + 1.0)
+    F[e, Q0] = q0
+    F[e, K0] = kl_scalar(p, q0)
+    F[e, ID0] = q0 * (1.0 - q0) / (q0 - p)
+
+
+@numba.njit(**HOT)
+def _bracket(p, T, th, q0, k0, id0):
+    """(lo, hi, q_next): klucb_scalar(p, T, th) lies in [lo, hi], exact if lo == hi.
+
+    From the reference point q0 in (p, 1) with ``k0 = kl(p, q0)`` and ``id0 = 1 / h'(q0)``
+    (:func:`_set_ref`): no kl evaluation. ``q_next`` is the Newton point (the item's next
+    reference). The closed-form cases (T = 0, p = 0 or 1, th <= 0) are exact.
+    """
+    if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0:
+        v = klucb_scalar(p, T, th)
+        return v, v, v
+    r = th / T
+    g = k0 - r
+    hi = q0 - g * id0
+    if hi > 1.0:
+        hi = 1.0
+    lo = q0 if g < 0.0 else p + (q0 - p) * (r / (r + g))
+    return lo - PAD, hi + PAD, hi
+
+
+@numba.njit(**HOT)
+def _ub_at(S, N, F, e, th_ep):
+    """Item e's upper bound to the epoch's end (threshold th_ep), from a valid reference."""
+    return _bracket(_mean(S, N, e), float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0])[1]
 
 
 @numba.njit(**HOT)
@@ -100,157 +153,189 @@ def _push_top(tops, m, x):
 
 
 @numba.njit(**HOT)
-def _lazy_prepare(
-    S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, inc, ninc, m, lo, hi, ex, stamp, sv, cl, tops
-):
+def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops):
     """Bracket the items that may be among the m largest indices; returns their number.
 
-    Candidates get ``stamp[e] = sv`` and are listed in ``cl``. tau, the m-th largest
-    ``lo`` among the candidates so far (starting with the incumbents ``inc[:ninc]``, items
-    likely to be on top, e.g. the previous list), is at most the m-th largest index; an
-    item whose upper bound ``ub[e]`` is below tau cannot be among the m largest, nor can a
-    candidate whose bracket ends below the final tau (it is dropped). Upper bounds hold
-    for steps <= ``ubt[e]``; expired ones are refreshed at the epoch's end ``t_ep``
-    (threshold ``th_ep``).
+    Candidates get ``Ist[e, STAMP] = sv`` and are listed in ``Ist[:, CL]``. tau, the
+    m-th largest lower end among the candidates so far (starting with the incumbents
+    ``inc[:ninc]``, items likely to be on top, e.g. the previous list), is at most the
+    m-th largest index; an item whose upper bound is below tau cannot be among the m
+    largest, nor can a candidate whose bracket ends below the final tau (it is dropped).
+    Upper bounds hold for steps <= ``Ist[e, UBT]``; expired ones are refreshed at the
+    epoch's end ``t_ep`` (threshold ``th_ep``).
     """
     nc = np.int64(0)  # not a literal: callees compile once
     for i in range(m):
         tops[i] = -np.inf
-    for i in range(ninc):
-        e = inc[i]
-        if stamp[e] != sv:
-            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
-            _push_top(tops, m, lo[e])
-    for e in range(S.size):
-        if stamp[e] == sv:
+    for i in range(ninc + S.size):  # the incumbents, then every item
+        e = inc[i] if i < ninc else i - ninc
+        if Ist[e, STAMP] == sv:
             continue
-        if ubt[e] < t:
-            r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
-            ub[e] = r[1]
-            ubt[e] = t_ep
-            ubn[e] = N[e]
-        if ub[e] >= tops[m - 1]:
-            nc = _add_candidate(S, N, q, th, lo, hi, ex, stamp, sv, cl, nc, e)
-            _push_top(tops, m, lo[e])
+        if i >= ninc:
+            if Ist[e, UBT] < t:
+                if Ist[e, KN] != N[e]:
+                    _set_ref(S, N, F, Ist, e, th)
+                F[e, UB] = _ub_at(S, N, F, e, th_ep)
+                Ist[e, UBT] = t_ep
+                Ist[e, UBN] = N[e]
+            if F[e, UB] < tops[m - 1]:
+                continue
+        if Ist[e, KN] != N[e]:
+            _set_ref(S, N, F, Ist, e, th)
+        lo, hi, qn = _bracket(_mean(S, N, e), float(N[e]), th, F[e, Q0], F[e, K0], F[e, ID0])
+        F[e, LO] = lo
+        F[e, HI] = hi
+        F[e, QN] = qn
+        Ist[e, EX] = 2 if lo == hi else 0
+        Ist[e, STAMP] = sv
+        Ist[nc, CL] = e
+        nc += 1
+        _push_top(tops, m, lo)
     tau = tops[m - 1]
     kept = np.int64(0)
     for i in range(nc):
-        e = cl[i]
-        if hi[e] < tau:
-            stamp[e] = -1  # not a candidate after all (so an expansion re-brackets it)
-            if ubn[e] != N[e]:  # its upper bound is stale: tighten it (see _lazy_retire)
-                r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
-                ub[e] = r[1]
-                ubt[e] = t_ep
-                ubn[e] = N[e]
+        e = Ist[i, CL]
+        if F[e, HI] < tau:
+            Ist[e, STAMP] = -1  # not a candidate after all (so an expansion re-brackets it)
+            if Ist[e, UBN] != N[e]:  # its upper bound is stale: tighten it (_lazy_select)
+                F[e, UB] = _ub_at(S, N, F, e, th_ep)
+                Ist[e, UBT] = t_ep
+                Ist[e, UBN] = N[e]
         else:
-            cl[kept] = e
+            Ist[kept, CL] = e
             kept += 1
     return kept
 
 
 @numba.njit(**HOT)
-def _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk):
-    """Tighten the stale upper bounds of the candidates not taken (they lost this step).
-
-    An upper bound is stale if the item was observed since it was computed
-    (``ubn[e] != N[e]``): it is still valid after unattractive observations but loose,
-    and the item would be bracketed at every step until the epoch ends.
-    """
-    for i in range(nc):
-        if not tk[i]:
-            e = cl[i]
-            if ubn[e] != N[e]:
-                r = _bracket(_mean(S, N, e), float(N[e]), th_ep, q[e])
-                ub[e] = r[1]
-                ubt[e] = t_ep
-                ubn[e] = N[e]
-
-
-@numba.njit(**HOT)
-def _refine(S, N, q, th, lo, hi, ex, e):
-    """Second-order bracket of item e's index from the Newton point q1 = q[e] >= root.
+def _refine(S, N, F, Ist, th, e):
+    """Second-order bracket of item e's index from its Newton point q1 = F[e, QN] >= root.
 
     With g1 = h(q1) >= 0 and h' increasing, root >= q1 - g1 / h'(l) for any l <= root
-    (here the current lo): the bracket shrinks from O(d) to O(d^2) for one more kl.
+    (here the current lo): the bracket shrinks from O(d) to O(d^2) for one more kl, and
+    q1 becomes the item's reference point.
     """
     p = _mean(S, N, e)
     T = float(N[e])
-    q1 = q[e]
-    ex[e] = 1
+    q1 = F[e, QN]
+    Ist[e, EX] = 1
     if not (p < q1 < 1.0):
         return
     r = th / T
-    g1 = kl_scalar(p, q1) - r
-    d1 = (q1 - p) / (q1 * (1.0 - q1))
-    h1 = q1 - g1 / d1
+    k1 = kl_scalar(p, q1)
+    g1 = k1 - r
+    id1 = q1 * (1.0 - q1) / (q1 - p)
+    F[e, Q0] = q1
+    F[e, K0] = k1
+    F[e, ID0] = id1
+    Ist[e, KN] = N[e]
+    h1 = q1 - g1 * id1
     if h1 > 1.0:
         h1 = 1.0
     if g1 < 0.0:
         l1 = q1
     else:
-        lc = lo[e] + PAD
+        lc = F[e, LO] + PAD
         if not (p < lc < 1.0):
             return
         l1 = q1 - g1 / ((lc - p) / (lc * (1.0 - lc)))
-    if l1 - PAD > lo[e]:
-        lo[e] = l1 - PAD
-    if h1 + PAD < hi[e]:
-        hi[e] = h1 + PAD
-    q[e] = h1
+    if l1 - PAD > F[e, LO]:
+        F[e, LO] = l1 - PAD
+    if h1 + PAD < F[e, HI]:
+        F[e, HI] = h1 + PAD
+    F[e, QN] = h1
 
 
 @numba.njit(**HOT)
-def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
-    """The next item in (index desc, id asc) order among the candidates not taken yet.
+def _exact(S, N, F, Ist, th, e):
+    """Settle item e's bracket with klucb_scalar."""
+    v = klucb_scalar(_mean(S, N, e), float(N[e]), th)
+    F[e, LO] = v
+    F[e, HI] = v
+    F[e, QN] = v
+    Ist[e, EX] = 2
 
-    Takes the two largest by (hi desc, id asc); the first is next if its lo is above the
-    second's hi, else the brackets are refined (:func:`_refine`), then klucb_scalar settles
-    what still overlaps. ``ex[e]``: 0 bracket, 1 refined bracket, 2 exact. Returns -1 if
-    none is left.
+
+@numba.njit(**HOT)
+def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
+    """Pop the candidates in (index desc, id asc) order into ``out`` until ``need`` of the
+    popped items are not ``shown``; returns the number popped.
+
+    Each pop takes the two largest by (hi desc, id asc) among the candidates not taken;
+    the first is next if its lo is above the second's hi, else the brackets are refined
+    (:func:`_refine`), then klucb_scalar settles what still overlaps.
     """
-    while True:
-        ia = -1
-        ib = -1
-        for i in range(nc):
-            if tk[i]:
-                continue
-            e = cl[i]
-            if ia < 0:
-                ia = i
-                continue
-            a = cl[ia]
-            if hi[e] > hi[a] or (hi[e] == hi[a] and e < a):
-                ib = ia
-                ia = i
-            elif ib < 0:
-                ib = i
-            else:
-                b = cl[ib]
-                if hi[e] > hi[b] or (hi[e] == hi[b] and e < b):
+    npop = np.int64(0)
+    got = np.int64(0)
+    while got < need:
+        while True:
+            ia = -1
+            ib = -1
+            for i in range(nc):
+                if Ist[i, TK]:
+                    continue
+                e = Ist[i, CL]
+                if ia < 0:
+                    ia = i
+                    continue
+                a = Ist[ia, CL]
+                if F[e, HI] > F[a, HI] or (F[e, HI] == F[a, HI] and e < a):
+                    ib = ia
+                    ia = i
+                elif ib < 0:
                     ib = i
-        if ia < 0:
-            return -1
-        a = cl[ia]
-        if ib < 0:
-            break
-        b = cl[ib]
-        if lo[a] > hi[b]:
-            break
-        if ex[a] == 0:
-            _refine(S, N, q, th, lo, hi, ex, a)
-        elif ex[b] == 0:
-            _refine(S, N, q, th, lo, hi, ex, b)
-        elif ex[a] == 1:
-            v = klucb_scalar(_mean(S, N, a), float(N[a]), th)
-            lo[a], hi[a], ex[a], q[a] = v, v, 2, v
-        elif ex[b] == 1:
-            v = klucb_scalar(_mean(S, N, b), float(N[b]), th)
-            lo[b], hi[b], ex[b], q[b] = v, v, 2, v
-        else:
-            break  # both exact: a is the max of (value desc, id asc); none can tie above it
-    tk[ia] = True
-    return a
+                else:
+                    b = Ist[ib, CL]
+                    if F[e, HI] > F[b, HI] or (F[e, HI] == F[b, HI] and e < b):
+                        ib = i
+            a = Ist[ia, CL]  # ia >= 0: the m >= need largest are among the candidates
+            if ib < 0:
+                break
+            b = Ist[ib, CL]
+            if F[a, LO] > F[b, HI]:
+                break
+            if Ist[a, EX] == 0:
+                _refine(S, N, F, Ist, th, a)
+            elif Ist[b, EX] == 0:
+                _refine(S, N, F, Ist, th, b)
+            elif Ist[a, EX] == 1:
+                _exact(S, N, F, Ist, th, a)
+            elif Ist[b, EX] == 1:
+                _exact(S, N, F, Ist, th, b)
+            else:
+                break  # both exact: a is the max of (value desc, id asc); none can tie above
+        Ist[ia, TK] = 1
+        out[npop] = a
+        npop += 1
+        if not shown[a]:
+            got += 1
+    return npop
+
+
+@numba.njit(**HOT)
+def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, sv, tops, out):
+    """Pop items in (index desc, id asc) order into ``out`` until ``need`` of them are not
+    ``shown``, certifying the ``m`` largest indices; returns the number popped.
+
+    One call per selection: the candidates are bracketed (:func:`_lazy_prepare`), popped
+    (:func:`_lazy_pops`) and the losers' stale upper bounds tightened (an upper bound is
+    stale if the item was observed since, ``Ist[e, UBN] != N[e]``: still valid after
+    unattractive observations but loose, and the item would be bracketed at every step
+    until the epoch ends). CascadeKL-UCB pops its list (``need = m = K``, nothing shown);
+    bandit k of ranked-klucb pops its pick, then its best item not shown above (``need =
+    1``, ``m = k + 1``). ``sv``: a stamp unique to this selection.
+    """
+    nc = _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops)
+    for i in range(nc):
+        Ist[i, TK] = 0
+    npop = _lazy_pops(S, N, F, Ist, th, nc, shown, need, out)
+    for i in range(nc):
+        e = Ist[i, CL]
+        if Ist[i, TK] == 0 and Ist[e, UBN] != N[e]:
+            F[e, UB] = _ub_at(S, N, F, e, th_ep)
+            Ist[e, UBT] = t_ep
+            Ist[e, UBN] = N[e]
+    return npop
 
 
 # --------------------------------------------------------------------------

@@ -16,12 +16,12 @@ from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.policies._klucb_select import (
     GROUP_MIN,
+    UBT,
     _grouped_top,
-    _lazy_pop,
-    _lazy_prepare,
-    _lazy_retire,
+    _lazy_select,
     _state_cache,
     epoch,
+    lazy_state,
 )
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
@@ -65,17 +65,9 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    q = np.zeros(L)
-    ub = np.zeros(L)
-    ubt = np.zeros(L, np.int64)
-    ubn = np.zeros(L, np.int64)
-    lo = np.empty(L)
-    hi = np.empty(L)
-    ex = np.zeros(L, np.int64)
-    stamp = np.zeros(L, np.int64)
-    cl = np.empty(L, np.int64)
-    tk = np.zeros(L, np.bool_)
-    tops = np.empty(L)
+    F, Ist = lazy_state(L)
+    tops = np.empty(K)
+    shown = np.zeros(L, np.bool_)  # nothing is shown before the list is chosen
     ninc = np.int64(0)  # not literals: callees compile once
     t_ep = np.int64(0)
     th_ep = 0.0
@@ -83,22 +75,14 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
-        nc = _lazy_prepare(
-            S, N, q, ub, ubt, ubn, t, th, t_ep, th_ep, sel, ninc, K,
-            lo, hi, ex, stamp, t, cl, tops,
-        )  # fmt: skip
-        for i in range(nc):
-            tk[i] = False
-        for k in range(K):
-            sel[k] = _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk)
-        _lazy_retire(S, N, q, ub, ubt, ubn, t_ep, th_ep, cl, nc, tk)
+        _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, sel, ninc, K, shown, K, t, tops, sel)
         ninc = K
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
         if last >= 0:
-            ubt[lst[last]] = 0  # its index may have grown: the stored upper bound is void
+            Ist[lst[last], UBT] = 0  # its index may have grown: the stored upper bound is void
     finish(N, counts_out)
 
 

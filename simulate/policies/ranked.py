@@ -36,10 +36,10 @@ from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.models import list_reward, respond
 from cascading_bandits.simulate.policies._klucb_select import (
     GROUP_MIN_RANKED,
+    KN,
+    UBT,
     _grouped_top,
-    _lazy_pop,
-    _lazy_prepare,
-    _lazy_retire,
+    _lazy_select,
     _state_cache,
     epoch,
 )
@@ -139,17 +139,11 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     K, n = env[4], env[5]
     L = env[1].size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    q = np.zeros((K, L))
-    ub = np.zeros((K, L))
-    ubt = np.zeros((K, L), np.int64)
-    ubn = np.zeros((K, L), np.int64)
-    lo = np.empty(L)
-    hi = np.empty(L)
-    ex = np.zeros(L, np.int64)
-    stamp = np.zeros(L, np.int64)
-    cl = np.empty(L, np.int64)
-    tk = np.zeros(L, np.bool_)
-    tops = np.empty(L)
+    F = np.zeros((K, L, 8))  # per bandit, the bracketed selection's state (lazy_state)
+    Ist = np.zeros((K, L, 8), np.int64)
+    Ist[:, :, KN] = -1
+    ubt = Ist[:, :, UBT]  # _feedback voids the bounds of updated items there
+    tops = np.empty(K)
     t_ep = np.int64(0)
     th_ep = 0.0
     cum, j = 0.0, np.int64(0)
@@ -165,17 +159,12 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
             for i in range(k + 1):
                 incr[i] = lst[i]
             incr[k + 1] = chosen[k]
-            nc = _lazy_prepare(
-                S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t, th, t_ep, th_ep, incr, k + 2,
-                k + 1, lo, hi, ex, stamp, sv, cl, tops,
+            npop = _lazy_select(
+                S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, shown, 1, sv,
+                tops, order_k,
             )  # fmt: skip
-            for i in range(nc):
-                tk[i] = False
-            a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
-            chosen[k] = a
-            while shown[a]:  # duplicate: bandit k's next best unshown item
-                a = _lazy_pop(S[k], N[k], q[k], th, lo, hi, ex, cl, nc, tk)
-            _lazy_retire(S[k], N[k], q[k], ub[k], ubt[k], ubn[k], t_ep, th_ep, cl, nc, tk)
+            chosen[k] = order_k[0]
+            a = order_k[npop - 1]  # duplicates: bandit k's next best unshown item
             lst[k] = a
             shown[a] = True
         cum, j = _feedback(

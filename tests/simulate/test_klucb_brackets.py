@@ -1,0 +1,113 @@
+"""The brackets of the lazy KL-UCB selection hold the index klucb_scalar returns.
+
+simulate.policies._klucb_select brackets the KL-UCB index of an item from a cached
+reference point (one kl evaluation per state, none per step while the state lasts). The
+selection is exact only if every bracket holds klucb_scalar's value at every threshold
+the reference serves; these tests check that directly, on random and extreme states
+(S = 0, S = N, N = 0, counts in the billions, thresholds of t = 1, 2, 3), and against
+the root computed with mpmath.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cascading_bandits.bounds.indices import klucb_threshold_scalar
+from cascading_bandits.bounds.kl import klucb_index_mp, klucb_scalar
+from cascading_bandits.simulate.policies import _klucb_select as sel
+
+
+def _state(s, n):
+    S = np.array([s], np.int64)
+    N = np.array([n], np.int64)
+    F, Ist = sel.lazy_state(1)
+    return S, N, F, Ist
+
+
+def _bracket_now(S, N, F, Ist, th):
+    if Ist[0, sel.KN] != N[0]:
+        sel._set_ref(S, N, F, Ist, 0, th)
+    p = S[0] / N[0] if N[0] > 0 else 0.0
+    lo, hi, qn = sel._bracket(p, float(N[0]), th, F[0, sel.Q0], F[0, sel.K0], F[0, sel.ID0])
+    F[0, sel.QN] = qn
+    return p, lo, hi
+
+
+def _holds(p, n, th, lo, hi):
+    v = klucb_scalar(p, float(n), th)
+    assert lo <= v <= hi, (p, n, th, lo, v, hi)
+    if lo == hi:  # exact: it must be klucb_scalar's value itself
+        assert lo == v
+    return v
+
+
+counts = st.one_of(st.integers(0, 60), st.integers(61, 10**6), st.integers(10**9, 4 * 10**9))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n=counts,
+    frac=st.floats(0.0, 1.0),
+    t0=st.integers(1, 10**7),
+    steps=st.lists(st.integers(0, 5000), min_size=1, max_size=6),
+    c=st.sampled_from([0.0, 3.0]),
+    q_next=st.floats(0.0, 1.0),
+)
+def test_brackets_hold_the_index_over_the_thresholds_a_reference_serves(
+    n, frac, t0, steps, c, q_next
+):
+    s = int(round(frac * n))
+    S, N, F, Ist = _state(s, n)
+    F[0, sel.QN] = q_next  # any earlier Newton point, valid or not
+    t = t0
+    for dt in steps:  # the reference is set once, then serves later (larger) thresholds
+        t += dt
+        th = klucb_threshold_scalar(float(t), c)
+        p, lo, hi = _bracket_now(S, N, F, Ist, th)
+        _holds(p, n, th, lo, hi)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(1, 10**5),
+    frac=st.floats(0.0, 1.0),
+    t=st.integers(1, 10**6),
+    moves=st.lists(st.tuples(st.booleans(), st.integers(0, 50)), min_size=1, max_size=8),
+)
+def test_brackets_follow_the_state_and_refinement_keeps_the_index(n, frac, t, moves):
+    """Observations move the reference (a new state); _refine tightens a bracket."""
+    s = int(round(frac * n))
+    S, N, F, Ist = _state(s, n)
+    for click, dt in moves:
+        t += dt
+        th = klucb_threshold_scalar(float(t), 3.0)
+        p, lo, hi = _bracket_now(S, N, F, Ist, th)
+        F[0, sel.LO], F[0, sel.HI] = lo, hi
+        Ist[0, sel.EX] = 2 if lo == hi else 0
+        v = _holds(p, N[0], th, lo, hi)
+        if Ist[0, sel.EX] == 0:
+            sel._refine(S, N, F, Ist, th, 0)
+            lo2, hi2 = F[0, sel.LO], F[0, sel.HI]
+            assert lo <= lo2 <= v <= hi2 <= hi
+        S[0] += click
+        N[0] += 1
+
+
+@pytest.mark.parametrize(
+    "s, n, t",
+    [(1, 5, 3), (3, 10, 100), (20, 100, 10**4), (2, 10**6, 10**5), (10**8, 10**9, 10**6)],
+)
+def test_brackets_hold_the_mpmath_root(s, n, t):
+    """The bracket holds the true root (mpmath, 50 digits), not only klucb_scalar's value."""
+    S, N, F, Ist = _state(s, n)
+    th = klucb_threshold_scalar(float(t), 3.0)
+    F[0, sel.QN] = min(1.0 - 1e-9, s / n + math.sqrt(th / (2 * n)))  # a Pinsker-like start
+    p, lo, hi = _bracket_now(S, N, F, Ist, th)
+    root = float(klucb_index_mp(s / n, n, th))
+    assert lo <= root <= hi
+    assert hi - lo < 0.5  # a bracket, not the trivial [0, 1]
