@@ -2,7 +2,8 @@
 
 Two schemes, both taking the plain loop's decisions bit for bit (tests/simulate: lazy ==
 plain == reference): bracketed lazy selection for small L, a state cache (grouped
-selection) for large L. Documented below, next to the code.
+selection) for ranked-klucb at large L. Documented below, next to the code. cascade-klucb
+at large L selects over the distinct states instead (:mod:`._klucb_states`).
 """
 
 from __future__ import annotations
@@ -271,7 +272,7 @@ def _lazy_pop(S, N, q, th, lo, hi, ex, cl, nc, tk):
 # Measured (B_LB(L, 4, 0.2, 0.15), run-steps per CPU-second, grouped vs bracketed):
 # cascade-klucb L = 128: 0.45M vs 0.82M, 256: 0.41M vs 0.38M, 2048 (t <= 1e4): 166k vs 5.2k;
 # ranked-klucb L = 128: 150k vs 174k, 256: 120k vs 62k, 2048 (t <= 1e4): 57k vs 3.8k.
-GROUP_MIN = 256  # cascade-klucb uses the grouped selection from this L on
+GROUP_MIN = 256  # cascade-klucb selects over the states (_klucb_states) from this L on
 GROUP_MIN_RANKED = 160  # ranked-klucb(-rba) from this L on
 
 
