@@ -10,14 +10,19 @@ state, in id order, then the next state), so the L items sit in very few distinc
 states. Measured on B_LB(2048, 4, 0.2, 0.15), alive states per step (mean / max):
 t < 1e3: 5 / 6, 1e3..1e4: 9 / 14, 1e4..3e4: 16 / 24, 3e4..1e5: 28 / 37; on L = 256
 t in 3e4..1e5: 27 / 31. Of those, 1.2 to 4 (max 14) have an upper bound at or above the
-K-th largest index. A step therefore scans the alive states instead of the L items.
+K-th largest index. A step therefore scans the alive states instead of the L items, and
+brackets (one kl each, :func:`._klucb_select._bracket`) the few that may be on top: at
+L = 2048, t <= 1e4, 3.2 brackets and 0.3 klucb_scalar calls a step.
 
 Layout (one "state table" per run; a slot per alive state, recycled when it empties):
 
-* ``sinfo[slot]`` (int64): S, N, number of items, epoch end of the upper bound (UBT),
-  step of the exact index (VALT, also the "candidate this step" mark), word hint (no
-  item below word HINT of the bitset), position in ``perm``;
-* ``sval[slot]``: the upper bound (UB) and the step's exact index (VAL);
+* ``sinfo[slot]`` (int64): S, N, number of items (CNT), epoch end of the upper bound
+  (UBT), step of the last bracket (BT, also the "candidate this step" mark), whether
+  the bracket is exact (EX), word hint (no item below word HINT of the bitset),
+  position in ``perm`` (POS), an id cursor for merging ties (CUR);
+* ``sval[slot]``: the upper bound (UB), the step's bracket (LO, HI) and the reference
+  point of the next bracket (Q: the last Newton point, above the root, or the exact
+  index; a new state takes that of the state its first item came from);
 * ``bits[slot]``: the state's items as a bitset of L bits (int64 words), for the
   smallest ids of a state in order;
 * ``perm``: the slots, alive ones first (``meta[0]`` of them), then the free ones;
@@ -26,7 +31,7 @@ Layout (one "state table" per run; a slot per alive state, recycled when it empt
   empty;
 * ``islot[e]``: item e's slot.
 
-The upper bound of a state, klucb_scalar at the threshold of the epoch's end
+The upper bound of a state, the top of its bracket at the threshold of the epoch's end
 (:func:`._klucb_select.epoch`) + PAD, bounds its index at every step of the epoch (the
 root is nondecreasing in the threshold; klucb_scalar is within 1e-12 of it) and never
 goes stale within the epoch, as a state does not change: observed items move to another
@@ -40,16 +45,17 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from cascading_bandits.bounds.kl import klucb_scalar
-from cascading_bandits.simulate.policies._klucb_select import PAD
+from cascading_bandits.simulate.policies._klucb_select import PAD, _bracket
 from cascading_bandits.simulate.policies.kernel import HOT, NJIT
 
 __all__ = ["states_new", "states_grow", "states_move", "states_top"]
 
 # fields of sinfo
-_S, _N, _CNT, _UBT, _VALT, _HINT, _POS = 0, 1, 2, 3, 4, 5, 6
-_NF = 7
+_S, _N, _CNT, _UBT, _BT, _EX, _HINT, _POS, _CUR = 0, 1, 2, 3, 4, 5, 6, 7, 8
+_NF = 9
 # fields of sval
-_UB, _VAL = 0, 1
+_UB, _LO, _HI, _Q = 0, 1, 2, 3
+_NV = 4
 _CAP0 = 64  # slots at the start; doubled when fewer than K are free before a step's moves
 
 
@@ -95,10 +101,11 @@ def _unhash(sl, sinfo, table, tmask):
 
 
 @numba.njit(**HOT)
-def _add(e, s, n, islot, sinfo, bits, perm, table, tmask, meta):
+def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
     """Put item e in state (s, n), opening a slot for the state if it has none.
 
-    Needs a free slot (``meta[0] < perm.size``) when the state is new.
+    A new state takes ``q0`` as the reference point of its first bracket (0: none). Needs
+    a free slot (``meta[0] < perm.size``) when the state is new.
     """
     sl = _lookup(s, n, sinfo, table, tmask)
     if sl < 0:
@@ -109,9 +116,10 @@ def _add(e, s, n, islot, sinfo, bits, perm, table, tmask, meta):
         sinfo[sl, _N] = n
         sinfo[sl, _CNT] = 0
         sinfo[sl, _UBT] = -1
-        sinfo[sl, _VALT] = -1
+        sinfo[sl, _BT] = -1
         sinfo[sl, _HINT] = bits.shape[1]
         sinfo[sl, _POS] = pos
+        sval[sl, _Q] = q0
         i = _home(s, n, tmask)
         while table[i] >= 0:
             i = (i + 1) & tmask
@@ -144,10 +152,15 @@ def _remove(e, islot, sinfo, bits, perm, table, tmask, meta):
 
 
 @numba.njit(**HOT)
-def states_move(e, S, N, islot, sinfo, bits, perm, table, tmask, meta):
-    """Move item e, just observed, from its old state to (S[e], N[e]) (needs a free slot)."""
+def states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
+    """Move item e, just observed, from its old state to (S[e], N[e]) (needs a free slot).
+
+    A new state starts its brackets from the old state's reference point: one
+    observation moves the index little.
+    """
+    q0 = sval[islot[e], _Q]
     _remove(e, islot, sinfo, bits, perm, table, tmask, meta)
-    _add(e, S[e], N[e], islot, sinfo, bits, perm, table, tmask, meta)
+    _add(e, S[e], N[e], q0, islot, sinfo, sval, bits, perm, table, tmask, meta)
 
 
 @numba.njit(**NJIT)
@@ -155,7 +168,7 @@ def states_grow(sinfo, sval, bits, perm):
     """The slot arrays with twice the slots (the new ones free); the alive ones kept."""
     cap = perm.size
     si = np.zeros((2 * cap, _NF), np.int64)
-    sv = np.zeros((2 * cap, 2))
+    sv = np.zeros((2 * cap, _NV))
     bi = np.zeros((2 * cap, bits.shape[1]), np.int64)
     pe = np.arange(2 * cap)
     si[:cap] = sinfo
@@ -174,7 +187,7 @@ def states_new(S, N):
     L = S.size
     W = (L + 63) // 64
     sinfo = np.zeros((_CAP0, _NF), np.int64)
-    sval = np.zeros((_CAP0, 2))
+    sval = np.zeros((_CAP0, _NV))
     bits = np.zeros((_CAP0, W), np.int64)
     perm = np.arange(_CAP0)
     tsize = 64
@@ -186,7 +199,7 @@ def states_new(S, N):
     for e in range(L):
         if meta[0] == perm.size:
             sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
-        _add(e, S[e], N[e], islot, sinfo, bits, perm, table, tsize - 1, meta)
+        _add(e, S[e], N[e], 0.0, islot, sinfo, sval, bits, perm, table, tsize - 1, meta)
     return sinfo, sval, bits, perm, table, tsize - 1, islot, meta
 
 
@@ -230,15 +243,41 @@ def _push_top(tops, m, x, c):
 
 @numba.njit(**HOT)
 def _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m):
-    """Make slot sl a candidate of step t: its exact index, listed in cand, pushed."""
+    """Make slot sl a candidate of step t: bracket its index, list it, push its lower end."""
+    s = sinfo[sl, _S]
+    n = sinfo[sl, _N]
+    r = _bracket(s / n if n > 0 else 0.0, float(n), th, sval[sl, _Q])
+    sval[sl, _LO] = r[0]
+    sval[sl, _HI] = r[1]
+    sval[sl, _Q] = r[3]
+    sinfo[sl, _EX] = 1 if r[2] else 0
+    sinfo[sl, _BT] = t
+    cand[nc] = sl
+    _push_top(tops, m, r[0], sinfo[sl, _CNT])
+    return nc + 1
+
+
+@numba.njit(**HOT)
+def _exact(sl, th, sinfo, sval):
+    """Settle slot sl's bracket to its exact index (klucb_scalar, as the plain loop)."""
     s = sinfo[sl, _S]
     n = sinfo[sl, _N]
     v = klucb_scalar(s / n if n > 0 else 0.0, float(n), th)
-    sval[sl, _VAL] = v
-    sinfo[sl, _VALT] = t
-    cand[nc] = sl
-    _push_top(tops, m, v, sinfo[sl, _CNT])
-    return nc + 1
+    sval[sl, _LO] = v
+    sval[sl, _HI] = v
+    sval[sl, _Q] = v
+    sinfo[sl, _EX] = 1
+
+
+@numba.njit(**HOT)
+def _emit(sl, sinfo, bits, out, k, m):
+    """Append the smallest ids of slot sl to out[k:m]; returns the new k."""
+    e = _first(sl, sinfo, bits)
+    while k < m and e >= 0:
+        out[k] = e
+        k += 1
+        e = _next(sl, e, bits)
+    return k
 
 
 @numba.njit(**HOT)
@@ -249,72 +288,101 @@ def states_top(
     """``out[:m]`` = the m items of largest KL-UCB index, decreasing, ties to the smaller id.
 
     The same list as :func:`simulate.policies.kernel.select_top` on
-    ``klucb_scalar(S[e] / N[e], N[e], th)``. tau, the m-th largest index (with
-    multiplicity) among the states whose index is known so far, starting with those of
-    the incumbents ``inc[:ninc]`` (items likely to be on top), is at most the final m-th
-    largest; a state whose upper bound is below tau has none of the m items and is
-    skipped without its index. Upper bounds are (re)computed at the epoch's end ``t_ep``
-    (threshold ``th_ep``). ``cand`` and ``cur`` are work arrays of at least the number of
-    alive states; ``tops`` of m.
+    ``klucb_scalar(S[e] / N[e], N[e], th)``. Each candidate state gets a bracket of its
+    index (:func:`._klucb_select._bracket`, one kl from its reference point). tau, the
+    m-th largest lower end (with multiplicity) among the candidates so far, starting with
+    the states of the incumbents ``inc[:ninc]`` (items likely to be on top), is at most
+    the m-th largest index; a state whose upper bound is below tau has none of the m
+    items and is not bracketed, nor kept if its bracket ends below the final tau. The
+    states are then taken by decreasing index: one whose bracket is above every other's
+    goes first; overlapping ones get their exact index (klucb_scalar), and states of
+    bit-identical index merge their ids. Upper bounds are (re)computed at the epoch's end
+    ``t_ep`` (threshold ``th_ep``). ``cand`` and ``cur`` are work arrays of at least the
+    number of alive states; ``tops`` of m.
     """
     for i in range(m):
         tops[i] = -np.inf
     nc = np.int64(0)  # not a literal: callees compile once
     for i in range(ninc):
         sl = islot[inc[i]]
-        if sinfo[sl, _VALT] != t:
+        if sinfo[sl, _BT] != t:
             nc = _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m)
     for i in range(meta[0]):
         sl = perm[i]
-        if sinfo[sl, _VALT] == t:
+        if sinfo[sl, _BT] == t:
             continue
         if sinfo[sl, _UBT] != t_ep:
             s = sinfo[sl, _S]
             n = sinfo[sl, _N]
-            sval[sl, _UB] = klucb_scalar(s / n if n > 0 else 0.0, float(n), th_ep) + PAD
+            r = _bracket(s / n if n > 0 else 0.0, float(n), th_ep, sval[sl, _Q])
+            sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round above
             sinfo[sl, _UBT] = t_ep
         if sval[sl, _UB] >= tops[m - 1]:
             nc = _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m)
-    # the candidates that reach the final tau, by decreasing index (insertion sort: few)
     tau = tops[m - 1]
     nk = 0
     for i in range(nc):
         sl = cand[i]
-        v = sval[sl, _VAL]
-        if v < tau:
-            continue
-        j = nk
-        while j > 0 and sval[cand[j - 1], _VAL] < v:
-            cand[j] = cand[j - 1]
-            j -= 1
-        cand[j] = sl
-        nk += 1
-    # take the items state by state; states of bit-identical index merge their ids
+        if sval[sl, _HI] >= tau:
+            cand[nk] = sl
+            nk += 1
     k = 0
-    i = 0
-    while k < m and i < nk:
-        v = sval[cand[i], _VAL]
-        g = i + 1
-        while g < nk and sval[cand[g], _VAL] == v:
-            g += 1
-        if g == i + 1:
-            sl = cand[i]
-            e = _first(sl, sinfo, bits)
-            while k < m and e >= 0:
-                out[k] = e
-                k += 1
-                e = _next(sl, e, bits)
-        else:
-            for a in range(i, g):
-                cur[a] = _first(cand[a], sinfo, bits)
-            while k < m:
-                b = -1
-                for a in range(i, g):
-                    if cur[a] >= 0 and (b < 0 or cur[a] < cur[b]):
-                        b = a
-                if b < 0:
+    while k < m and nk > 0:
+        ia = 0  # the kept candidate of highest upper end
+        for i in range(1, nk):
+            if sval[cand[i], _HI] > sval[cand[ia], _HI]:
+                ia = i
+        a = cand[ia]
+        if sinfo[a, _EX] == 0:
+            lo = sval[a, _LO]
+            clash = False
+            for i in range(nk):
+                if i != ia and sval[cand[i], _HI] >= lo:
+                    clash = True
                     break
-                out[k] = cur[b]
-                k += 1
-                cur[b] = _next(cand[b], cur[b], bits)
-        i = g
+            if clash:
+                _exact(a, th, sinfo, sval)
+                continue
+            k = _emit(a, sinfo, bits, out, k, m)  # above every other state
+            nk -= 1
+            cand[ia] = cand[nk]
+            continue
+        v = sval[a, _HI]  # exact; every other index is <= v: settle those that may be v
+        ng = 0
+        for i in range(nk):
+            c = cand[i]
+            if i != ia and sval[c, _HI] >= v:
+                if sinfo[c, _EX] == 0:
+                    _exact(c, th, sinfo, sval)
+                if sval[c, _HI] == v:
+                    ng += 1
+        if ng == 0:
+            k = _emit(a, sinfo, bits, out, k, m)
+            nk -= 1
+            cand[ia] = cand[nk]
+            continue
+        # the states of index exactly v: their ids merged in increasing order
+        g = 0
+        i = 0
+        while i < nk:
+            c = cand[i]
+            if sinfo[c, _EX] == 1 and sval[c, _HI] == v:
+                cur[g] = c
+                g += 1
+                sinfo[c, _CUR] = _first(c, sinfo, bits)
+                nk -= 1
+                cand[i] = cand[nk]
+            else:
+                i += 1
+        while k < m:
+            b = -1
+            for x in range(g):
+                e = sinfo[cur[x], _CUR]
+                if e >= 0 and (b < 0 or e < sinfo[cur[b], _CUR]):
+                    b = x
+            if b < 0:
+                break
+            e = sinfo[cur[b], _CUR]
+            out[k] = e
+            k += 1
+            sinfo[cur[b], _CUR] = _next(cur[b], e, bits)

@@ -139,7 +139,7 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
         if perm.size - meta[0] < K:  # each move may open one state
             sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
         for k in range(nobs):
-            states_move(lst[k], S, N, islot, sinfo, bits, perm, table, tmask, meta)
+            states_move(lst[k], S, N, islot, sinfo, sval, bits, perm, table, tmask, meta)
     finish(N, counts_out)
 
 

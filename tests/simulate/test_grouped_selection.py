@@ -93,7 +93,7 @@ def _check_table(S, N, tab):
     assert len(alive) == len(keys) and len(set(alive.tolist())) == len(alive)
     assert sorted(perm.tolist()) == list(range(perm.size))
     for pos, sl in enumerate(alive):
-        assert sinfo[sl, 6] == pos
+        assert sinfo[sl, 7] == pos
     for sl in alive:
         s, n = int(sinfo[sl, 0]), int(sinfo[sl, 1])
         assert _lookup(s, n, sinfo, table, tmask) == sl
@@ -149,7 +149,7 @@ def test_state_table_under_random_moves(L_, nmax, seed):
         for e in moved:
             N[e] += 1
             S[e] += rng.integers(0, 2)
-            states_move(e, S, N, islot, sinfo, bits, perm, table, tmask, meta)
+            states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta)
         _check_table(S, N, tab)
 
 
