@@ -1,8 +1,9 @@
 """Exact KL-UCB top-K selection over the distinct (successes, observations) states.
 
-cascade-klucb for L >= GROUP_MIN (:mod:`._klucb_select` has the schemes for smaller L and
-for ranked-klucb). The decisions are those of the plain loop bit for bit (tests/simulate:
-lazy == plain == reference, golden).
+cascade-klucb for L >= GROUP_MIN, ranked-klucb(-rba) for L >= GROUP_MIN_RANKED (one
+table per bandit); :mod:`._klucb_select` has the bracketed selection for smaller L. The
+decisions are those of the plain loop bit for bit (tests/simulate: lazy == plain ==
+reference, golden).
 
 Why states: the index of an item is a pure function of its state (S, N) and the step,
 and CascadeKL-UCB explores unobserved-looking items in waves (all items of the best
@@ -165,41 +166,48 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
 
 @numba.njit(**NJIT)
 def states_grow(sinfo, sval, bits, perm):
-    """The slot arrays with twice the slots (the new ones free); the alive ones kept."""
-    cap = perm.size
-    si = np.zeros((2 * cap, _NF), np.int64)
-    sv = np.zeros((2 * cap, _NV))
-    bi = np.zeros((2 * cap, bits.shape[1]), np.int64)
-    pe = np.arange(2 * cap)
-    si[:cap] = sinfo
-    sv[:cap] = sval
-    bi[:cap] = bits
-    pe[:cap] = perm
+    """The slot arrays of the B tables with twice the slots (the new ones free)."""
+    B, cap = perm.shape
+    si = np.zeros((B, 2 * cap, _NF), np.int64)
+    sv = np.zeros((B, 2 * cap, _NV))
+    bi = np.zeros((B, 2 * cap, bits.shape[2]), np.int64)
+    pe = np.empty((B, 2 * cap), np.int64)
+    for b in range(B):
+        si[b, :cap] = sinfo[b]
+        sv[b, :cap] = sval[b]
+        bi[b, :cap] = bits[b]
+        pe[b, :cap] = perm[b]
+        pe[b, cap:] = np.arange(cap, 2 * cap)
     return si, sv, bi, pe
 
 
 @numba.njit(**NJIT)
 def states_new(S, N):
-    """The state table of items with counts (S, N).
+    """B state tables, one per row of the counts S, N (B, L) (ranked-klucb: one per bandit).
 
-    Returns ``(sinfo, sval, bits, perm, table, tmask, islot, meta)`` (module docstring).
+    Returns ``(sinfo, sval, bits, perm, table, tmask, islot, meta)`` (module docstring),
+    each with a leading axis of B; the helpers take one table's rows (``sinfo[b]``...).
     """
-    L = S.size
+    B, L = S.shape
     W = (L + 63) // 64
-    sinfo = np.zeros((_CAP0, _NF), np.int64)
-    sval = np.zeros((_CAP0, _NV))
-    bits = np.zeros((_CAP0, W), np.int64)
-    perm = np.arange(_CAP0)
+    sinfo = np.zeros((B, _CAP0, _NF), np.int64)
+    sval = np.zeros((B, _CAP0, _NV))
+    bits = np.zeros((B, _CAP0, W), np.int64)
+    perm = np.empty((B, _CAP0), np.int64)
+    for b in range(B):
+        perm[b] = np.arange(_CAP0)
     tsize = 64
     while tsize < 2 * L:
         tsize *= 2
-    table = np.full(tsize, -1, np.int64)
-    islot = np.empty(L, np.int64)
-    meta = np.zeros(1, np.int64)
-    for e in range(L):
-        if meta[0] == perm.size:
-            sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
-        _add(e, S[e], N[e], 0.0, islot, sinfo, sval, bits, perm, table, tsize - 1, meta)
+    table = np.full((B, tsize), -1, np.int64)
+    islot = np.empty((B, L), np.int64)
+    meta = np.zeros((B, 1), np.int64)
+    for b in range(B):
+        for e in range(L):
+            if meta[b, 0] == perm.shape[1]:
+                sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
+            _add(e, S[b, e], N[b, e], 0.0, islot[b], sinfo[b], sval[b], bits[b], perm[b],
+                 table[b], tsize - 1, meta[b])  # fmt: skip
     return sinfo, sval, bits, perm, table, tsize - 1, islot, meta
 
 

@@ -116,7 +116,11 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(S, N)
+    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(
+        S.reshape((1, L)), N.reshape((1, L))
+    )
+    # one table: its rows, taken once (a view made per step costs reference counting)
+    si, sv, bi, pe, ta, isl, me = sinfo[0], sval[0], bits[0], perm[0], table[0], islot[0], meta[0]
     tops = np.empty(K)
     cand = np.empty(L, np.int64)
     cur = np.empty(L, np.int64)
@@ -127,19 +131,17 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
-        states_top(
-            t, th, t_ep, th_ep, sel, ninc, K, islot, sinfo, sval, bits, perm, meta, tops,
-            cand, cur, sel,
-        )  # fmt: skip
+        states_top(t, th, t_ep, th_ep, sel, ninc, K, isl, si, sv, bi, pe, me, tops, cand, cur, sel)
         ninc = K
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
-        if perm.size - meta[0] < K:  # each move may open one state
+        if pe.size - me[0] < K:  # each move may open one state
             sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
+            si, sv, bi, pe = sinfo[0], sval[0], bits[0], perm[0]
         for k in range(nobs):
-            states_move(lst[k], S, N, islot, sinfo, sval, bits, perm, table, tmask, meta)
+            states_move(lst[k], S, N, isl, si, sv, bi, pe, ta, tmask, me)
     finish(N, counts_out)
 
 

@@ -1,12 +1,12 @@
 """The grouped lazy KL-UCB selections (large L: many items share a state, see engine.GROUP_MIN).
 
 On B_LB(300, 4, 0.2, 0.15) hundreds of items have identical (successes, observations)
-states, hence identical indices, every step: the lazy engine (cascade-klucb: selection over
-the distinct states, _klucb_states; ranked-klucb: state cache, one pass with upper bounds)
-must take the plain loop's decisions bit for bit, and the reference's. Weights 0, 1 and
-1/2 add ties across states (every S == N state has index 1.0 exactly) and S == 0 states;
-the state table itself (hash, slot recycling and growth, bitsets) is checked against a
-direct computation under random moves.
+states, hence identical indices, every step: the lazy engine (selection over the distinct
+states, _klucb_states; ranked-klucb: one state table per bandit) must take the plain
+loop's decisions bit for bit, and the reference's, also at the smallest L that select
+over the states. Weights 0, 1 and 1/2 add ties across states (every S == N state has
+index 1.0 exactly) and S == 0 states; the state table itself (hash, slot recycling and
+growth, bitsets) is checked against a direct computation under random moves.
 """
 
 import numpy as np
@@ -85,8 +85,31 @@ def test_grouped_equals_plain_ties(policy, model, order):
     np.testing.assert_array_equal(c1, c2)
 
 
+@pytest.mark.parametrize("model", ["cascade", "dbn"])
+@pytest.mark.parametrize(
+    "policy,L_",
+    [
+        ("cascade-klucb", GROUP_MIN),
+        ("ranked-klucb", GROUP_MIN_RANKED),
+        ("ranked-klucb-rba", GROUP_MIN_RANKED),
+    ],
+)
+def test_grouped_equals_plain_at_threshold(policy, L_, model):
+    weights = tuple(b_lb(L_, K, 0.2, 0.15).weights)
+    m, _, _ = _model(model, weights, K)
+    ss = np.random.SeedSequence(16)
+    uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
+    n = 5000
+    args = (m, policy, "best-first", n, uk, pk, np.array([n]))
+    r1, c1, t1, _ = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
+    r2, c2, t2, _ = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
+    np.testing.assert_array_equal(t1, t2)
+    np.testing.assert_array_equal(r1, r2)
+    np.testing.assert_array_equal(c1, c2)
+
+
 def _check_table(S, N, tab):
-    """The state table ``tab`` describes the counts (S, N) exactly."""
+    """The state table ``tab`` (rows of states_new's arrays) describes S, N (L,) exactly."""
     sinfo, sval, bits, perm, table, tmask, islot, meta = tab
     alive = perm[: meta[0]]
     keys = {(int(S[e]), int(N[e])) for e in range(S.size)}
@@ -108,7 +131,9 @@ def _check_table(S, N, tab):
 
 
 def _plain_top(S, N, th, m):
-    idx = np.array([klucb_scalar(S[e] / N[e], float(N[e]), th) for e in range(S.size)])
+    idx = np.array(
+        [klucb_scalar(S[e] / N[e] if N[e] else 0.0, float(N[e]), th) for e in range(S.size)]
+    )
     out = np.zeros(m, np.int64)
     select_top(idx, m, np.empty(S.size, np.bool_), out)
     return out
@@ -116,21 +141,24 @@ def _plain_top(S, N, th, m):
 
 @pytest.mark.parametrize("L_,nmax,seed", [(300, 25, 0), (130, 12, 1), (64, 12, 2)])
 def test_state_table_under_random_moves(L_, nmax, seed):
-    """Random counts with many states (> the initial 64 slots: growth), then random
-    observations; after each step the table is exact and states_top is select_top's list
-    on the exact indices (ties: S == N, S == 0, S == 1 over many N)."""
+    """Two tables (as ranked-klucb's bandits) of random counts with many states (> the
+    initial 64 slots: growth), then random observations; after each step every table is
+    exact and states_top is select_top's list on the exact indices (ties: S == N, S == 0,
+    S == 1 over many N, and N == 0 in the second table)."""
     rng = np.random.default_rng(seed)
-    N = rng.integers(1, nmax, L_).astype(np.int64)
-    kind = rng.integers(0, 4, L_)
+    N = rng.integers(1, nmax, (2, L_)).astype(np.int64)
+    N[1] -= 1
+    kind = rng.integers(0, 4, (2, L_))
     S = np.where(
         kind == 0, 0, np.where(kind == 1, N, np.where(kind == 2, 1, rng.integers(0, N + 1)))
     )
-    S = S.astype(np.int64)
+    S = np.minimum(S, N).astype(np.int64)
     tab = list(states_new(S, N))
-    _check_table(S, N, tab)
+    for b in range(2):
+        _check_table(S[b], N[b], [x if i == 5 else x[b] for i, x in enumerate(tab)])
     m = 5
     tops, cand, cur = np.empty(m), np.empty(L_, np.int64), np.empty(L_, np.int64)
-    sel = np.zeros(m, np.int64)
+    sel = np.zeros((2, m), np.int64)
     ninc, t_ep, th_ep = 0, 0, 0.0
     for t in range(1, 120):
         th = klucb_threshold_scalar(float(t), 3.0)
@@ -138,19 +166,21 @@ def test_state_table_under_random_moves(L_, nmax, seed):
             t_ep = t + t // 8 + 1
             th_ep = klucb_threshold_scalar(float(t_ep), 3.0)
         sinfo, sval, bits, perm, table, tmask, islot, meta = tab
-        states_top(t, th, t_ep, th_ep, sel, ninc, m, islot, sinfo, sval, bits, perm, meta,
-                   tops, cand, cur, sel)  # fmt: skip
-        ninc = m
-        np.testing.assert_array_equal(sel, _plain_top(S, N, th, m))
-        moved = rng.choice(L_, size=m, replace=False) if t % 3 else sel.copy()
-        if perm.size - meta[0] < m:
+        if perm.shape[1] - meta.max() < m:
             tab[:4] = states_grow(sinfo, sval, bits, perm)
             sinfo, sval, bits, perm = tab[:4]
-        for e in moved:
-            N[e] += 1
-            S[e] += rng.integers(0, 2)
-            states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta)
-        _check_table(S, N, tab)
+        for b in range(2):
+            states_top(t, th, t_ep, th_ep, sel[b], ninc, m, islot[b], sinfo[b], sval[b],
+                       bits[b], perm[b], meta[b], tops, cand, cur, sel[b])  # fmt: skip
+            np.testing.assert_array_equal(sel[b], _plain_top(S[b], N[b], th, m))
+            moved = rng.choice(L_, size=m, replace=False) if t % 3 else sel[b].copy()
+            for e in moved:
+                N[b, e] += 1
+                S[b, e] += rng.integers(0, 2)
+                states_move(e, S[b], N[b], islot[b], sinfo[b], sval[b], bits[b], perm[b],
+                            table[b], tmask, meta[b])  # fmt: skip
+            _check_table(S[b], N[b], [x if i == 5 else x[b] for i, x in enumerate(tab)])
+        ninc = m
 
 
 @pytest.mark.parametrize("policy", ["cascade-klucb", "ranked-klucb"])
