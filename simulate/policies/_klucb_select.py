@@ -1,8 +1,9 @@
 """Exact lazy selection of the items of largest KL-UCB index (cascade-klucb, ranked-klucb).
 
-Two schemes, both taking the plain loop's decisions bit for bit (tests/simulate: lazy ==
-plain == reference): bracketed lazy selection for small L, a state cache (grouped
-selection) for large L. Documented below, next to the code.
+Bracketed lazy selection, for small L, taking the plain loop's decisions bit for bit
+(tests/simulate: lazy == plain == reference); documented below, next to the code. From
+L = GROUP_MIN (cascade-klucb), GROUP_MIN_RANKED (ranked-klucb) on, the kernels select over
+the distinct (S, N) states instead (:mod:`._klucb_states`).
 """
 
 from __future__ import annotations
@@ -132,6 +133,17 @@ def _bracket(p, T, th, q0, k0, id0):
         hi = 1.0
     lo = q0 if g < 0.0 else p + (q0 - p) * (r / (r + g))
     return lo - PAD, hi + PAD, hi
+
+
+@numba.njit(**HOT)
+def _bracket_at(p, T, th, q0):
+    """(lo, hi, exact, q_next): :func:`_bracket` from the point q0 with one kl evaluation,
+    for callers that keep no reference (the state selection, :mod:`._klucb_states`)."""
+    if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
+        v = klucb_scalar(p, T, th)
+        return v, v, True, v
+    lo, hi, qn = _bracket(p, T, th, q0, kl_scalar(p, q0), q0 * (1.0 - q0) / (q0 - p))
+    return lo, hi, False, qn
 
 
 @numba.njit(**HOT)
@@ -339,126 +351,16 @@ def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, sv
 
 
 # --------------------------------------------------------------------------
-# Grouped lazy KL-UCB selection (large L)
+# Large L: selection over the distinct states (_klucb_states)
 # --------------------------------------------------------------------------
 # With many items most of them share their (successes, observations) state with others,
-# hence their index too (klucb_scalar is a pure function of (S, T, threshold)), so the
-# brackets of the lazy scheme above overlap by the thousand. For large L (below) the engine
-# instead keeps a direct-mapped cache keyed by the state (S, T): the exact index of the
-# step (stamped with the step, so each distinct state costs one klucb_scalar per step at
-# most) and an upper bound valid to the end of the current epoch (klucb_scalar at the
-# epoch's threshold + PAD; the root is nondecreasing in the threshold and klucb_scalar is
-# within 1e-12 of it). Each item keeps a copy of its state's upper bound until the epoch
-# ends or it is observed. One pass in id order keeps the m best (index desc, id asc); an
-# item whose upper bound is below tau (the m-th best so far, or the m-th best index of
-# the incumbents) has an index below the final m-th best and is skipped without its
-# index. The result is _select_top's on the exact indices, bit for bit.
-# Measured (B_LB(L, 4, 0.2, 0.15), run-steps per CPU-second, grouped vs bracketed):
-# cascade-klucb L = 128: 0.45M vs 0.82M, 256: 0.41M vs 0.38M, 2048 (t <= 1e4): 166k vs 5.2k;
-# ranked-klucb L = 128: 150k vs 174k, 256: 120k vs 62k, 2048 (t <= 1e4): 57k vs 3.8k.
-GROUP_MIN = 256  # cascade-klucb uses the grouped selection from this L on
-GROUP_MIN_RANKED = 160  # ranked-klucb(-rba) from this L on
-
-
-@numba.njit(**HOT)
-def _cache_slot(s, n, ckey, cvt, cubt, mask):
-    """Slot of state (s, n) in the direct-mapped cache (a new key evicts the old one)."""
-    key = (n << 32) | s
-    h = n * 0x9E3779B1 + s * 0x85EBCA77
-    h ^= h >> 15
-    i = h & mask
-    if ckey[i] != key:
-        ckey[i] = key
-        cvt[i] = -1
-        cubt[i] = -1
-    return i
-
-
-@numba.njit(**HOT)
-def _state_val(s, n, th, t, ckey, cval, cvt, cub, cubt, mask):
-    """klucb_scalar(s / n, n, th) (mean 0 if n == 0), computed once per state and step t."""
-    i = _cache_slot(s, n, ckey, cvt, cubt, mask)
-    if cvt[i] != t:
-        cval[i] = klucb_scalar(s / n if n > 0 else 0.0, float(n), th)
-        cvt[i] = t
-    return cval[i]
-
-
-@numba.njit(**HOT)
-def _state_ub(s, n, th_ep, t_ep, ckey, cval, cvt, cub, cubt, mask):
-    """An upper bound on the index of state (s, n) at every step <= t_ep (threshold th_ep)."""
-    i = _cache_slot(s, n, ckey, cvt, cubt, mask)
-    if cubt[i] != t_ep:
-        cub[i] = klucb_scalar(s / n if n > 0 else 0.0, float(n), th_ep) + PAD
-        cubt[i] = t_ep
-    return cub[i]
-
-
-@numba.njit(**HOT)
-def _grouped_top(
-    S, N, ub, ubt, t, th, t_ep, th_ep, inc, ninc, m, bv, out, ckey, cval, cvt, cub, cubt, mask
-):
-    """``out[:m]`` = the m items of largest KL-UCB index, decreasing, ties to the smaller id.
-
-    The same list as :func:`_select_top` on ``klucb_scalar(S[e] / N[e], N[e], th)``.
-    ``ub[e]`` is item e's upper bound, valid while ``ubt[e] >= t`` (the caller voids it
-    when e is observed); ``inc[:ninc]`` are incumbents, items likely to be on top.
-    """
-    for i in range(m):
-        bv[i] = -np.inf
-    for i in range(ninc):
-        e = inc[i]
-        dup = False
-        for j in range(i):
-            if inc[j] == e:
-                dup = True
-        if not dup:
-            v = _state_val(S[e], N[e], th, t, ckey, cval, cvt, cub, cubt, mask)
-            _push_top(bv, m, v)
-    thr = bv[m - 1]  # the m-th largest index of distinct incumbents: <= the m-th largest
-    nsel = np.int64(0)
-    sm = -1  # state (sm, nm) of the m-th best so far, once there are m
-    nm = -1
-    for e in range(S.size):
-        if ubt[e] < t:
-            ub[e] = _state_ub(S[e], N[e], th_ep, t_ep, ckey, cval, cvt, cub, cubt, mask)
-            ubt[e] = t_ep
-        if ub[e] < thr:
-            continue
-        se = S[e]
-        ne = N[e]
-        if se == sm and ne == nm:  # the m-th best's index, and a larger id: it loses
-            continue
-        v = _state_val(se, ne, th, t, ckey, cval, cvt, cub, cubt, mask)
-        if nsel == m:
-            if not v > bv[m - 1]:  # ties go to the smaller id, seen first
-                continue
-            i = m - 1
-        else:
-            i = nsel
-            nsel += 1
-        while i > 0 and bv[i - 1] < v:
-            bv[i] = bv[i - 1]
-            out[i] = out[i - 1]
-            i -= 1
-        bv[i] = v
-        out[i] = e
-        if nsel == m:
-            if bv[m - 1] > thr:
-                thr = bv[m - 1]
-            sm = S[out[m - 1]]
-            nm = N[out[m - 1]]
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def _state_cache(nstates):
-    """Empty state cache of at least ``nstates`` slots (a power of two): arrays and mask."""
-    size = 64
-    while size < nstates:
-        size *= 2
-    ckey = np.full(size, -1, np.int64)
-    cval = np.zeros(size)
-    cvt = np.full(size, -1, np.int64)
-    cub = np.zeros(size)
-    cubt = np.full(size, -1, np.int64)
-    return ckey, cval, cvt, cub, cubt, size - 1
+# hence their index too, so the brackets above overlap by the thousand; from these L on
+# the kernels select over the distinct states instead (:mod:`._klucb_states`).
+# Measured (B_LB(L, 4, 0.2, 0.15), 20 runs, run-steps per CPU-second, states vs
+# bracketed): cascade-klucb, 1e5 steps: L = 64: 1.8M vs 1.8M, 80: 1.7M vs 1.6M, 96: 1.7M
+# vs 1.4M, 128: 1.7M vs 1.05M, 256: 1.3M vs 0.41M (3e5 steps: L = 96: 1.67M vs 1.45M,
+# 128: 1.74M vs 1.43M, 256: 1.75M vs 0.71M); ranked-klucb, 1e5 steps: L = 24: 0.55M vs
+# 0.60M, 32: 0.61M vs 0.55M, 48: 0.58M vs 0.45M (3e4 steps: L = 64: 443k vs 217k, 128:
+# 371k vs 99k, 256: 507k vs 34k).
+GROUP_MIN = 96  # cascade-klucb
+GROUP_MIN_RANKED = 32  # ranked-klucb(-rba)

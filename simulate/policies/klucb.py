@@ -4,7 +4,8 @@ At step ``t`` the index of item ``e`` is ``klucb_scalar(S(e)/T(e), T(e), log t +
 (:mod:`bounds.kl`, :func:`bounds.indices.klucb_threshold_scalar`, small-t rule); the
 paper's ``c`` is 3. Observations and ``w_0`` as for CascadeUCB1 (:mod:`.ucb1`).
 ``lazy=True`` (the default) selects the top K without computing every index, exactly
-(:mod:`._klucb_select`: bracketed for L < GROUP_MIN, a state cache from there on).
+(:mod:`._klucb_select`, bracketed, for L < GROUP_MIN; :mod:`._klucb_states`, over the
+distinct (S, T) states, from there on).
 """
 
 from __future__ import annotations
@@ -17,11 +18,15 @@ from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.policies._klucb_select import (
     GROUP_MIN,
     UBT,
-    _grouped_top,
     _lazy_select,
-    _state_cache,
     epoch,
     lazy_state,
+)
+from cascading_bandits.simulate.policies._klucb_states import (
+    states_grow,
+    states_move,
+    states_new,
+    states_top,
 )
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
@@ -88,17 +93,21 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
 
 @numba.njit(**NJIT)
 def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
-    """Lazy exact selection with the state cache (L >= GROUP_MIN; see _klucb_select)."""
+    """Lazy exact selection over the distinct states (L >= GROUP_MIN; see _klucb_states)."""
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     c = params[0]
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    ub = np.zeros(L)
-    ubt = np.zeros(L, np.int64)
+    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(
+        S.reshape((1, L)), N.reshape((1, L))
+    )
+    # one table: its rows, taken once (a view made per step costs reference counting)
+    si, sv, bi, pe, ta, isl, me = sinfo[0], sval[0], bits[0], perm[0], table[0], islot[0], meta[0]
     tops = np.empty(K)
-    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L)
+    cand = np.empty(L, np.int64)
+    cur = np.empty(L, np.int64)
     ninc = np.int64(0)  # not literals: callees compile once
     t_ep = np.int64(0)
     th_ep = 0.0
@@ -106,17 +115,17 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
-        _grouped_top(
-            S, N, ub, ubt, t, th, t_ep, th_ep, sel, ninc, K, tops, sel,
-            ckey, cval, cvt, cub, cubt, mask,
-        )  # fmt: skip
+        states_top(t, th, t_ep, th_ep, sel, ninc, K, isl, si, sv, bi, pe, me, tops, cand, cur, sel)
         ninc = K
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
+        if pe.size - me[0] < K:  # each move may open one state
+            sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
+            si, sv, bi, pe = sinfo[0], sval[0], bits[0], perm[0]
         for k in range(nobs):
-            ubt[lst[k]] = 0  # its state changed: take the new state's bound
+            states_move(lst[k], S, N, isl, si, sv, bi, pe, ta, tmask, me)
     finish(N, counts_out)
 
 

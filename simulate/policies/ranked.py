@@ -38,10 +38,14 @@ from cascading_bandits.simulate.policies._klucb_select import (
     GROUP_MIN_RANKED,
     KN,
     UBT,
-    _grouped_top,
     _lazy_select,
-    _state_cache,
     epoch,
+)
+from cascading_bandits.simulate.policies._klucb_states import (
+    states_grow,
+    states_move,
+    states_new,
+    states_top,
 )
 from cascading_bandits.simulate.policies.kernel import NJIT, finish, select_top
 from cascading_bandits.simulate.policies.registry import Param, register_policy
@@ -49,13 +53,12 @@ from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 @numba.njit(**NJIT)
 def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
-              regret_out, rba, void_on_observe):  # fmt: skip
+              regret_out, rba):  # fmt: skip
     """Show ``lst``, update the K bandits, count and add the regret; returns (cum, j).
 
     RBA: bandit k updates its own pick, rewarded only if it was shown and clicked;
     otherwise bandit k updates the item it showed with that position's click. An attractive
-    update voids the item's stored upper bound (``ubt = 0``); with ``void_on_observe`` (the
-    grouped selection, whose bounds are per state) every update does.
+    update voids the item's stored upper bound (``ubt = 0``, the bracketed selection's).
     """
     model, attract, satisfy, gamma, _, _, _, fstar, checkpoints, _ = env
     respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
@@ -71,8 +74,6 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, s
         N[k, e] += 1
         if clicks[k] == 1 and lst[k] == e:
             S[k, e] += 1
-            ubt[k, e] = 0
-        elif void_on_observe:
             ubt[k, e] = 0
     nobs = last + 1 if last >= 0 else K
     for k in range(nobs):
@@ -128,7 +129,7 @@ def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
             shown[lst[k]] = True
         cum, j = _feedback(
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
-            regret_out, rba, False,
+            regret_out, rba,
         )  # fmt: skip
     finish(counts, counts_out)
 
@@ -169,22 +170,23 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
             shown[a] = True
         cum, j = _feedback(
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
-            regret_out, rba, False,
+            regret_out, rba,
         )  # fmt: skip
     finish(counts, counts_out)
 
 
 @numba.njit(**NJIT)
 def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
-    """Grouped lazy selection, one state cache for the K bandits (L >= GROUP_MIN_RANKED)."""
+    """Selection over the distinct states, one state table per bandit (L >= GROUP_MIN_RANKED;
+    see _klucb_states)."""
     K, n = env[4], env[5]
     L = env[1].size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    ub = np.zeros((K, L))
-    ubt = np.zeros((K, L), np.int64)
-    tops = np.empty(L)
-    # one cache for the K bandits: the index is a function of the state and the step
-    ckey, cval, cvt, cub, cubt, mask = _state_cache(4 * L)
+    ubt = np.zeros((K, L), np.int64)  # unused: the bounds are the tables'
+    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(S, N)
+    tops = np.empty(K)
+    cand = np.empty(L, np.int64)
+    cur = np.empty(L, np.int64)
     t_ep = np.int64(0)
     th_ep = 0.0
     cum, j = 0.0, np.int64(0)
@@ -194,13 +196,14 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
         for e in range(L):
             shown[e] = False
         for k in range(K):
-            # incumbents: the items above, this bandit's previous item and pick
+            # bandit k needs at most its k + 1 best items (k are shown above); incumbents:
+            # the items above, this bandit's previous item and pick
             for i in range(k + 1):
                 incr[i] = lst[i]
             incr[k + 1] = chosen[k]
-            _grouped_top(
-                S[k], N[k], ub[k], ubt[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, tops,
-                order_k, ckey, cval, cvt, cub, cubt, mask,
+            states_top(
+                t, th, t_ep, th_ep, incr, k + 2, k + 1, islot[k], sinfo[k], sval[k], bits[k],
+                perm[k], meta[k], tops, cand, cur, order_k,
             )  # fmt: skip
             chosen[k] = order_k[0]
             for i in range(k + 1):
@@ -210,8 +213,16 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             shown[lst[k]] = True
         cum, j = _feedback(
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
-            regret_out, rba, True,
+            regret_out, rba,
         )  # fmt: skip
+        if perm.shape[1] == meta[:, 0].max():  # a move may open one state per table
+            sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
+        for k in range(K):  # bandit k updated one item (_feedback)
+            e = chosen[k] if rba else lst[k]
+            states_move(
+                e, S[k], N[k], islot[k], sinfo[k], sval[k], bits[k], perm[k], table[k], tmask,
+                meta[k],
+            )  # fmt: skip
     finish(counts, counts_out)
 
 

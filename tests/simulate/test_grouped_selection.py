@@ -1,17 +1,31 @@
-"""The grouped lazy KL-UCB selection (large L: many items share a state, see engine.GROUP_MIN).
+"""The grouped lazy KL-UCB selections (large L: many items share a state, see engine.GROUP_MIN).
 
 On B_LB(300, 4, 0.2, 0.15) hundreds of items have identical (successes, observations)
-states, hence identical indices, every step: the lazy engine (state cache, one pass with
-upper bounds) must take the plain loop's decisions bit for bit, and the reference's.
+states, hence identical indices, every step: the lazy engine (selection over the distinct
+states, _klucb_states; ranked-klucb: one state table per bandit) must take the plain
+loop's decisions bit for bit, and the reference's, also at the smallest L that select
+over the states. Weights 0, 1 and 1/2 add ties across states (every S == N state has
+index 1.0 exactly) and S == 0 states; the state table itself (hash, slot recycling and
+growth, bitsets) is checked against a direct computation under random moves.
 """
 
 import numpy as np
 import pytest
 from reference import reference_run
 
+from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.engine import GROUP_MIN, GROUP_MIN_RANKED, simulate_runs
 from cascading_bandits.simulate.models import make_model
+from cascading_bandits.simulate.policies._klucb_states import (
+    _lookup,
+    states_grow,
+    states_move,
+    states_new,
+    states_top,
+)
+from cascading_bandits.simulate.policies.kernel import select_top
 from cascading_bandits.simulate.rng import policy_keys, users_keys
 
 L, K = 300, 4
@@ -50,6 +64,125 @@ def test_grouped_equals_plain(policy, model, order):
     np.testing.assert_array_equal(c1, c2)
 
 
+def _ties_weights(L):
+    """L weights cycling through 0, 1, 0.5 and 0.05: many S == N and S == 0 states."""
+    return tuple(float(w) for w in np.resize([0.0, 1.0, 0.5, 0.05], L))
+
+
+@pytest.mark.parametrize("policy,model,order", KLUCB_COMBOS)
+def test_grouped_equals_plain_ties(policy, model, order):
+    weights = _ties_weights(L)
+    m, _, _ = _model(model, weights, K)
+    ss = np.random.SeedSequence(13)
+    uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
+    n = 3000
+    args = (m, policy, order, n, uk, pk, np.array([n]))
+    r1, c1, t1, k1 = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
+    r2, c2, t2, k2 = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
+    np.testing.assert_array_equal(t1, t2)
+    np.testing.assert_array_equal(k1, k2)
+    np.testing.assert_array_equal(r1, r2)
+    np.testing.assert_array_equal(c1, c2)
+
+
+@pytest.mark.parametrize("model", ["cascade", "dbn"])
+@pytest.mark.parametrize(
+    "policy,L_",
+    [
+        ("cascade-klucb", GROUP_MIN),
+        ("ranked-klucb", GROUP_MIN_RANKED),
+        ("ranked-klucb-rba", GROUP_MIN_RANKED),
+    ],
+)
+def test_grouped_equals_plain_at_threshold(policy, L_, model):
+    weights = tuple(b_lb(L_, K, 0.2, 0.15).weights)
+    m, _, _ = _model(model, weights, K)
+    ss = np.random.SeedSequence(16)
+    uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
+    n = 5000
+    args = (m, policy, "best-first", n, uk, pk, np.array([n]))
+    r1, c1, t1, _ = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
+    r2, c2, t2, _ = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
+    np.testing.assert_array_equal(t1, t2)
+    np.testing.assert_array_equal(r1, r2)
+    np.testing.assert_array_equal(c1, c2)
+
+
+def _check_table(S, N, tab):
+    """The state table ``tab`` (rows of states_new's arrays) describes S, N (L,) exactly."""
+    sinfo, sval, bits, perm, table, tmask, islot, meta = tab
+    alive = perm[: meta[0]]
+    keys = {(int(S[e]), int(N[e])) for e in range(S.size)}
+    assert len(alive) == len(keys) and len(set(alive.tolist())) == len(alive)
+    assert sorted(perm.tolist()) == list(range(perm.size))
+    for pos, sl in enumerate(alive):
+        assert sinfo[sl, 7] == pos
+    for sl in alive:
+        s, n = int(sinfo[sl, 0]), int(sinfo[sl, 1])
+        assert _lookup(s, n, sinfo, table, tmask) == sl
+        members = np.nonzero((S == s) & (N == n))[0]
+        assert sinfo[sl, 2] == members.size
+        got = [w * 64 + b for w in range(bits.shape[1]) for b in range(64) if bits[sl, w] >> b & 1]
+        assert got == members.tolist()
+        assert all(islot[e] == sl for e in members)
+    for sl in perm[meta[0] :]:
+        assert not bits[sl].any()
+    assert (table >= 0).sum() == len(alive)
+
+
+def _plain_top(S, N, th, m):
+    idx = np.array(
+        [klucb_scalar(S[e] / N[e] if N[e] else 0.0, float(N[e]), th) for e in range(S.size)]
+    )
+    out = np.zeros(m, np.int64)
+    select_top(idx, m, np.empty(S.size, np.bool_), out)
+    return out
+
+
+@pytest.mark.parametrize("L_,nmax,seed", [(300, 25, 0), (130, 12, 1), (64, 12, 2)])
+def test_state_table_under_random_moves(L_, nmax, seed):
+    """Two tables (as ranked-klucb's bandits) of random counts with many states (> the
+    initial 64 slots: growth), then random observations; after each step every table is
+    exact and states_top is select_top's list on the exact indices (ties: S == N, S == 0,
+    S == 1 over many N, and N == 0 in the second table)."""
+    rng = np.random.default_rng(seed)
+    N = rng.integers(1, nmax, (2, L_)).astype(np.int64)
+    N[1] -= 1
+    kind = rng.integers(0, 4, (2, L_))
+    S = np.where(
+        kind == 0, 0, np.where(kind == 1, N, np.where(kind == 2, 1, rng.integers(0, N + 1)))
+    )
+    S = np.minimum(S, N).astype(np.int64)
+    tab = list(states_new(S, N))
+    for b in range(2):
+        _check_table(S[b], N[b], [x if i == 5 else x[b] for i, x in enumerate(tab)])
+    m = 5
+    tops, cand, cur = np.empty(m), np.empty(L_, np.int64), np.empty(L_, np.int64)
+    sel = np.zeros((2, m), np.int64)
+    ninc, t_ep, th_ep = 0, 0, 0.0
+    for t in range(1, 120):
+        th = klucb_threshold_scalar(float(t), 3.0)
+        if t > t_ep:
+            t_ep = t + t // 8 + 1
+            th_ep = klucb_threshold_scalar(float(t_ep), 3.0)
+        sinfo, sval, bits, perm, table, tmask, islot, meta = tab
+        if perm.shape[1] - meta.max() < m:
+            tab[:4] = states_grow(sinfo, sval, bits, perm)
+            sinfo, sval, bits, perm = tab[:4]
+        for b in range(2):
+            states_top(t, th, t_ep, th_ep, sel[b], ninc, m, islot[b], sinfo[b], sval[b],
+                       bits[b], perm[b], meta[b], tops, cand, cur, sel[b])  # fmt: skip
+            np.testing.assert_array_equal(sel[b], _plain_top(S[b], N[b], th, m))
+            moved = rng.choice(L_, size=m, replace=False) if t % 3 else sel[b].copy()
+            for e in moved:
+                N[b, e] += 1
+                S[b, e] += rng.integers(0, 2)
+                states_move(e, S[b], N[b], islot[b], sinfo[b], sval[b], bits[b], perm[b],
+                            table[b], tmask, meta[b])  # fmt: skip
+            _check_table(S[b], N[b], [x if i == 5 else x[b] for i, x in enumerate(tab)])
+        ninc = m
+
+
 @pytest.mark.parametrize("policy", ["cascade-klucb", "ranked-klucb"])
 def test_grouped_equals_reference(policy):
     weights = tuple(b_lb(L, K, 0.2, 0.15).weights)
@@ -65,3 +198,37 @@ def test_grouped_equals_reference(policy):
     )
     np.testing.assert_array_equal(trace[0], np.array(lists))
     np.testing.assert_array_equal(counts[0], np.array(ref_counts))
+
+
+@pytest.mark.parametrize("model", ["cascade", "dbn"])
+def test_grouped_equals_reference_ties(model):
+    weights = _ties_weights(L)
+    m, nu, gamma = _model(model, weights, K)
+    ss = np.random.SeedSequence(14)
+    uk, pk = users_keys(ss, weights, 1), policy_keys(ss, 1)
+    n = 600
+    _, counts, trace, _ = simulate_runs(
+        m, "cascade-klucb", "best-first", n, uk, pk, np.array([n]), threads=1, trace_steps=n
+    )
+    lists, _, _, ref_counts = reference_run(
+        model, weights, K, "cascade-klucb", "best-first", n, uk[0], pk[0], nu, gamma
+    )
+    np.testing.assert_array_equal(trace[0], np.array(lists))
+    np.testing.assert_array_equal(counts[0], np.array(ref_counts))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["cascade", "dbn"])
+def test_grouped_equals_plain_2048(model):
+    """cascade-klucb on the benchmark's instance B_LB(2048, 4, 0.2, 0.15), 2e4 steps."""
+    weights = tuple(b_lb(2048, K, 0.2, 0.15).weights)
+    m, _, _ = _model(model, weights, K)
+    ss = np.random.SeedSequence(15)
+    uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
+    n = 20000
+    args = (m, "cascade-klucb", "best-first", n, uk, pk, np.array([n]))
+    r1, c1, t1, _ = simulate_runs(*args, threads=2, lazy=True, trace_steps=n)
+    r2, c2, t2, _ = simulate_runs(*args, threads=2, lazy=False, trace_steps=n)
+    np.testing.assert_array_equal(t1, t2)
+    np.testing.assert_array_equal(r1, r2)
+    np.testing.assert_array_equal(c1, c2)

@@ -1,0 +1,396 @@
+"""Exact KL-UCB top-K selection over the distinct (successes, observations) states.
+
+cascade-klucb for L >= GROUP_MIN, ranked-klucb(-rba) for L >= GROUP_MIN_RANKED (one
+table per bandit); :mod:`._klucb_select` has the bracketed selection for smaller L. The
+decisions are those of the plain loop bit for bit (tests/simulate: lazy == plain ==
+reference, golden).
+
+Why states: the index of an item is a pure function of its state (S, N) and the step,
+and CascadeKL-UCB explores unobserved-looking items in waves (all items of the best
+state, in id order, then the next state), so the L items sit in very few distinct
+states. Measured on B_LB(2048, 4, 0.2, 0.15), alive states per step (mean / max):
+t < 1e3: 5 / 6, 1e3..1e4: 9 / 14, 1e4..3e4: 16 / 24, 3e4..1e5: 28 / 37; on L = 256
+t in 3e4..1e5: 27 / 31. Of those, 1.2 to 4 (max 14) have an upper bound at or above the
+K-th largest index. A step therefore scans the alive states instead of the L items, and
+brackets (one kl each, :func:`._klucb_select._bracket_at`) the few that may be on top: at
+L = 2048, t <= 1e4, 3.2 brackets and 0.3 klucb_scalar calls a step.
+
+Layout (one "state table" per run; a slot per alive state, recycled when it empties):
+
+* ``sinfo[slot]`` (int64): S, N, number of items (CNT), epoch end of the upper bound
+  (UBT), step of the last bracket (BT, also the "candidate this step" mark), whether
+  the bracket is exact (EX), word hint (no item below word HINT of the bitset),
+  position in ``perm`` (POS), an id cursor for merging ties (CUR);
+* ``sval[slot]``: the upper bound (UB), the step's bracket (LO, HI) and the reference
+  point of the next bracket (Q: the last Newton point, above the root, or the exact
+  index; a new state takes that of the state its first item came from);
+* ``bits[slot]``: the state's items as a bitset of L bits (int64 words), for the
+  smallest ids of a state in order;
+* ``perm``: the slots, alive ones first (``meta[0]`` of them), then the free ones;
+* ``table``: open-addressing hash (linear probing, backward-shift deletion) from (S, N)
+  to the slot; at most L states are alive, so at least half of its >= 2 L entries are
+  empty;
+* ``islot[e]``: item e's slot.
+
+The upper bound of a state, the top of its bracket at the threshold of the epoch's end
+(:func:`._klucb_select.epoch`) + PAD, bounds its index at every step of the epoch (the
+root is nondecreasing in the threshold; klucb_scalar is within 1e-12 of it) and never
+goes stale within the epoch, as a state does not change: observed items move to another
+state instead.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from cascading_bandits.bounds.kl import klucb_scalar
+from cascading_bandits.simulate.policies._klucb_select import PAD, _bracket_at
+from cascading_bandits.simulate.policies.kernel import HOT, NJIT
+
+__all__ = ["states_new", "states_grow", "states_move", "states_top"]
+
+# fields of sinfo
+_S, _N, _CNT, _UBT, _BT, _EX, _HINT, _POS, _CUR = 0, 1, 2, 3, 4, 5, 6, 7, 8
+_NF = 9
+# fields of sval
+_UB, _LO, _HI, _Q = 0, 1, 2, 3
+_NV = 4
+_CAP0 = 64  # slots at the start; doubled when fewer than K are free before a step's moves
+
+
+@numba.njit(**HOT)
+def _home(s, n, tmask):
+    h = n * 0x9E3779B1 + s * 0x85EBCA77
+    h ^= h >> 15
+    return h & tmask
+
+
+@numba.njit(**HOT)
+def _lookup(s, n, sinfo, table, tmask):
+    """Slot of state (s, n), or -1."""
+    i = _home(s, n, tmask)
+    while True:
+        sl = table[i]
+        if sl < 0:
+            return -1
+        if sinfo[sl, _S] == s and sinfo[sl, _N] == n:
+            return sl
+        i = (i + 1) & tmask
+
+
+@numba.njit(**HOT)
+def _unhash(sl, sinfo, table, tmask):
+    """Delete slot sl from the hash, shifting later entries of its probe run back."""
+    i = _home(sinfo[sl, _S], sinfo[sl, _N], tmask)
+    while table[i] != sl:
+        i = (i + 1) & tmask
+    j = i
+    while True:
+        j = (j + 1) & tmask
+        o = table[j]
+        if o < 0:
+            break
+        k = _home(sinfo[o, _S], sinfo[o, _N], tmask)
+        # o stays if its home lies cyclically in (i, j]: moving it to i would hide it
+        if (i < j and i < k <= j) or (i > j and (k > i or k <= j)):
+            continue
+        table[i] = o
+        i = j
+    table[i] = -1
+
+
+@numba.njit(**HOT)
+def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
+    """Put item e in state (s, n), opening a slot for the state if it has none.
+
+    A new state takes ``q0`` as the reference point of its first bracket (0: none). Needs
+    a free slot (``meta[0] < perm.size``) when the state is new.
+    """
+    sl = _lookup(s, n, sinfo, table, tmask)
+    if sl < 0:
+        pos = meta[0]
+        sl = perm[pos]
+        meta[0] = pos + 1
+        sinfo[sl, _S] = s
+        sinfo[sl, _N] = n
+        sinfo[sl, _CNT] = 0
+        sinfo[sl, _UBT] = -1
+        sinfo[sl, _BT] = -1
+        sinfo[sl, _HINT] = bits.shape[1]
+        sinfo[sl, _POS] = pos
+        sval[sl, _Q] = q0
+        i = _home(s, n, tmask)
+        while table[i] >= 0:
+            i = (i + 1) & tmask
+        table[i] = sl
+    w = e >> 6
+    bits[sl, w] |= np.int64(1) << (e & 63)
+    sinfo[sl, _CNT] += 1
+    if w < sinfo[sl, _HINT]:
+        sinfo[sl, _HINT] = w
+    islot[e] = sl
+
+
+@numba.njit(**HOT)
+def _remove(e, islot, sinfo, bits, perm, table, tmask, meta):
+    """Take item e out of its state; an emptied state frees its slot (bitset all zero)."""
+    sl = islot[e]
+    bits[sl, e >> 6] &= ~(np.int64(1) << (e & 63))
+    c = sinfo[sl, _CNT] - 1
+    sinfo[sl, _CNT] = c
+    if c == 0:
+        _unhash(sl, sinfo, table, tmask)
+        last = meta[0] - 1
+        pos = sinfo[sl, _POS]
+        o = perm[last]  # swap with the last alive slot, which takes sl's position
+        perm[pos] = o
+        sinfo[o, _POS] = pos
+        perm[last] = sl
+        sinfo[sl, _POS] = last
+        meta[0] = last
+
+
+@numba.njit(**HOT)
+def states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
+    """Move item e, just observed, from its old state to (S[e], N[e]) (needs a free slot).
+
+    A new state starts its brackets from the old state's reference point: one
+    observation moves the index little.
+    """
+    q0 = sval[islot[e], _Q]
+    _remove(e, islot, sinfo, bits, perm, table, tmask, meta)
+    _add(e, S[e], N[e], q0, islot, sinfo, sval, bits, perm, table, tmask, meta)
+
+
+@numba.njit(**NJIT)
+def states_grow(sinfo, sval, bits, perm):
+    """The slot arrays of the B tables with twice the slots (the new ones free)."""
+    B, cap = perm.shape
+    si = np.zeros((B, 2 * cap, _NF), np.int64)
+    sv = np.zeros((B, 2 * cap, _NV))
+    bi = np.zeros((B, 2 * cap, bits.shape[2]), np.int64)
+    pe = np.empty((B, 2 * cap), np.int64)
+    for b in range(B):
+        si[b, :cap] = sinfo[b]
+        sv[b, :cap] = sval[b]
+        bi[b, :cap] = bits[b]
+        pe[b, :cap] = perm[b]
+        pe[b, cap:] = np.arange(cap, 2 * cap)
+    return si, sv, bi, pe
+
+
+@numba.njit(**NJIT)
+def states_new(S, N):
+    """B state tables, one per row of the counts S, N (B, L) (ranked-klucb: one per bandit).
+
+    Returns ``(sinfo, sval, bits, perm, table, tmask, islot, meta)`` (module docstring),
+    each with a leading axis of B; the helpers take one table's rows (``sinfo[b]``...).
+    """
+    B, L = S.shape
+    W = (L + 63) // 64
+    sinfo = np.zeros((B, _CAP0, _NF), np.int64)
+    sval = np.zeros((B, _CAP0, _NV))
+    bits = np.zeros((B, _CAP0, W), np.int64)
+    perm = np.empty((B, _CAP0), np.int64)
+    for b in range(B):
+        perm[b] = np.arange(_CAP0)
+    tsize = 64
+    while tsize < 2 * L:
+        tsize *= 2
+    table = np.full((B, tsize), -1, np.int64)
+    islot = np.empty((B, L), np.int64)
+    meta = np.zeros((B, 1), np.int64)
+    for b in range(B):
+        for e in range(L):
+            if meta[b, 0] == perm.shape[1]:
+                sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
+            _add(e, S[b, e], N[b, e], 0.0, islot[b], sinfo[b], sval[b], bits[b], perm[b],
+                 table[b], tsize - 1, meta[b])  # fmt: skip
+    return sinfo, sval, bits, perm, table, tsize - 1, islot, meta
+
+
+@numba.njit(**HOT)
+def _first(sl, sinfo, bits):
+    """Smallest item id of slot sl (which has items); moves the word hint up to it."""
+    w = sinfo[sl, _HINT]
+    while bits[sl, w] == 0:
+        w += 1
+    sinfo[sl, _HINT] = w
+    return (w << 6) + trailing_zeros(bits[sl, w])
+
+
+@numba.njit(**HOT)
+def _next(sl, e, bits):
+    """Smallest item id of slot sl above e, or -1."""
+    w = e >> 6
+    b = e & 63
+    x = bits[sl, w] & ~((np.int64(2) << b) - 1)  # the bits above b (none if b == 63)
+    W = bits.shape[1]
+    while x == 0:
+        w += 1
+        if w == W:
+            return -1
+        x = bits[sl, w]
+    return (w << 6) + trailing_zeros(x)
+
+
+@numba.njit(**HOT)
+def _push_top(tops, m, x, c):
+    """Push value x c times into tops[:m], the m largest pushed so far, decreasing."""
+    for _ in range(min(c, m)):
+        if x <= tops[m - 1]:
+            return
+        i = m - 1
+        while i > 0 and tops[i - 1] < x:
+            tops[i] = tops[i - 1]
+            i -= 1
+        tops[i] = x
+
+
+@numba.njit(**HOT)
+def _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m):
+    """Make slot sl a candidate of step t: bracket its index, list it, push its lower end."""
+    s = sinfo[sl, _S]
+    n = sinfo[sl, _N]
+    r = _bracket_at(s / n if n > 0 else 0.0, float(n), th, sval[sl, _Q])
+    sval[sl, _LO] = r[0]
+    sval[sl, _HI] = r[1]
+    sval[sl, _Q] = r[3]
+    sinfo[sl, _EX] = 1 if r[2] else 0
+    sinfo[sl, _BT] = t
+    cand[nc] = sl
+    _push_top(tops, m, r[0], sinfo[sl, _CNT])
+    return nc + 1
+
+
+@numba.njit(**HOT)
+def _exact(sl, th, sinfo, sval):
+    """Settle slot sl's bracket to its exact index (klucb_scalar, as the plain loop)."""
+    s = sinfo[sl, _S]
+    n = sinfo[sl, _N]
+    v = klucb_scalar(s / n if n > 0 else 0.0, float(n), th)
+    sval[sl, _LO] = v
+    sval[sl, _HI] = v
+    sval[sl, _Q] = v
+    sinfo[sl, _EX] = 1
+
+
+@numba.njit(**HOT)
+def _emit(sl, sinfo, bits, out, k, m):
+    """Append the smallest ids of slot sl to out[k:m]; returns the new k."""
+    e = _first(sl, sinfo, bits)
+    while k < m and e >= 0:
+        out[k] = e
+        k += 1
+        e = _next(sl, e, bits)
+    return k
+
+
+@numba.njit(**HOT)
+def states_top(
+    t, th, t_ep, th_ep, inc, ninc, m, islot, sinfo, sval, bits, perm, meta, tops, cand, cur,
+    out,
+):  # fmt: skip
+    """``out[:m]`` = the m items of largest KL-UCB index, decreasing, ties to the smaller id.
+
+    The same list as :func:`simulate.policies.kernel.select_top` on
+    ``klucb_scalar(S[e] / N[e], N[e], th)``. Each candidate state gets a bracket of its
+    index (:func:`._klucb_select._bracket_at`, one kl from its reference point). tau, the
+    m-th largest lower end (with multiplicity) among the candidates so far, starting with
+    the states of the incumbents ``inc[:ninc]`` (items likely to be on top), is at most
+    the m-th largest index; a state whose upper bound is below tau has none of the m
+    items and is not bracketed, nor kept if its bracket ends below the final tau. The
+    states are then taken by decreasing index: one whose bracket is above every other's
+    goes first; overlapping ones get their exact index (klucb_scalar), and states of
+    bit-identical index merge their ids. Upper bounds are (re)computed at the epoch's end
+    ``t_ep`` (threshold ``th_ep``). ``cand`` and ``cur`` are work arrays of at least the
+    number of alive states; ``tops`` of m.
+    """
+    for i in range(m):
+        tops[i] = -np.inf
+    nc = np.int64(0)  # not a literal: callees compile once
+    for i in range(ninc):
+        sl = islot[inc[i]]
+        if sinfo[sl, _BT] != t:
+            nc = _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m)
+    for i in range(meta[0]):
+        sl = perm[i]
+        if sinfo[sl, _BT] == t:
+            continue
+        if sinfo[sl, _UBT] != t_ep:
+            s = sinfo[sl, _S]
+            n = sinfo[sl, _N]
+            r = _bracket_at(s / n if n > 0 else 0.0, float(n), th_ep, sval[sl, _Q])
+            sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round above
+            sinfo[sl, _UBT] = t_ep
+        if sval[sl, _UB] >= tops[m - 1]:
+            nc = _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m)
+    tau = tops[m - 1]
+    nk = 0
+    for i in range(nc):
+        sl = cand[i]
+        if sval[sl, _HI] >= tau:
+            cand[nk] = sl
+            nk += 1
+    k = 0
+    while k < m and nk > 0:
+        ia = 0  # the kept candidate of highest upper end
+        for i in range(1, nk):
+            if sval[cand[i], _HI] > sval[cand[ia], _HI]:
+                ia = i
+        a = cand[ia]
+        if sinfo[a, _EX] == 0:
+            lo = sval[a, _LO]
+            clash = False
+            for i in range(nk):
+                if i != ia and sval[cand[i], _HI] >= lo:
+                    clash = True
+                    break
+            if clash:
+                _exact(a, th, sinfo, sval)
+                continue
+            k = _emit(a, sinfo, bits, out, k, m)  # above every other state
+            nk -= 1
+            cand[ia] = cand[nk]
+            continue
+        v = sval[a, _HI]  # exact; every other index is <= v: settle those that may be v
+        ng = 0
+        for i in range(nk):
+            c = cand[i]
+            if i != ia and sval[c, _HI] >= v:
+                if sinfo[c, _EX] == 0:
+                    _exact(c, th, sinfo, sval)
+                if sval[c, _HI] == v:
+                    ng += 1
+        if ng == 0:
+            k = _emit(a, sinfo, bits, out, k, m)
+            nk -= 1
+            cand[ia] = cand[nk]
+            continue
+        # the states of index exactly v: their ids merged in increasing order
+        g = 0
+        i = 0
+        while i < nk:
+            c = cand[i]
+            if sinfo[c, _EX] == 1 and sval[c, _HI] == v:
+                cur[g] = c
+                g += 1
+                sinfo[c, _CUR] = _first(c, sinfo, bits)
+                nk -= 1
+                cand[i] = cand[nk]
+            else:
+                i += 1
+        while k < m:
+            b = -1
+            for x in range(g):
+                e = sinfo[cur[x], _CUR]
+                if e >= 0 and (b < 0 or e < sinfo[cur[b], _CUR]):
+                    b = x
+            if b < 0:
+                break
+            e = sinfo[cur[b], _CUR]
+            out[k] = e
+            k += 1
+            sinfo[cur[b], _CUR] = _next(cur[b], e, bits)
