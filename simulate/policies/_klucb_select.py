@@ -356,11 +356,10 @@ def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, sv
 # With many items most of them share their (successes, observations) state with others,
 # hence their index too, so the brackets above overlap by the thousand; from these L on
 # the kernels select over the distinct states instead (:mod:`._klucb_states`).
-# Measured (B_LB(L, 4, 0.2, 0.15), 20 runs, run-steps per CPU-second, states vs
-# bracketed): cascade-klucb, 1e5 steps: L = 64: 1.8M vs 1.8M, 80: 1.7M vs 1.6M, 96: 1.7M
-# vs 1.4M, 128: 1.7M vs 1.05M, 256: 1.3M vs 0.41M (3e5 steps: L = 96: 1.67M vs 1.45M,
-# 128: 1.74M vs 1.43M, 256: 1.75M vs 0.71M); ranked-klucb, 1e5 steps: L = 24: 0.55M vs
-# 0.60M, 32: 0.61M vs 0.55M, 48: 0.58M vs 0.45M (3e4 steps: L = 64: 443k vs 217k, 128:
-# 371k vs 99k, 256: 507k vs 34k).
+# Measured (B_LB(L, 4, 0.2, 0.15), 1e5 steps, run-steps per second of the fastest of 2
+# runs, states vs bracketed with reference points): cascade-klucb L = 16: 2.0M vs 3.3M,
+# 32: 1.9M vs 2.9M, 48: 1.8M vs 2.3M, 64: 1.87M vs 2.04M, 96: 1.7M vs 1.5M, 128: 1.8M vs
+# 1.1M; ranked-klucb L = 16: 0.71M vs 1.15M, 24: 0.68M vs 0.95M, 32: 0.63M vs 0.82M,
+# 48: 0.62M vs 0.62M, 64: 0.59M vs 0.48M.
 GROUP_MIN = 96  # cascade-klucb
-GROUP_MIN_RANKED = 32  # ranked-klucb(-rba)
+GROUP_MIN_RANKED = 48  # ranked-klucb(-rba)
