@@ -67,23 +67,14 @@ def epoch(t, c, t_ep, th_ep):
 # The per-item state of the bracketed selection is packed in two arrays, F (L, 8) float64
 # and I (L, 8) int64 (columns below), so that a call passes few arrays: numba passes each
 # array as seven machine words, and at L = 16 moving two dozen arrays into a call cost
-# about as much as the brackets themselves. See :func:`lazy_state`.
+# about as much as the brackets themselves. All zeros is the empty state (KN = 0: an item
+# with N = 0 has a closed-form index and needs no reference; any other gets one at once).
 Q0, K0, ID0, QN, UB, LO, HI = 0, 1, 2, 3, 4, 5, 6  # F: reference point, kl(p, q0),
 # 1 / h'(q0), next reference (last Newton point), upper bound, bracket
 KN, UBT, UBN, EX, STAMP, CL, TK = 0, 1, 2, 3, 4, 5, 6  # I: N[e] when the reference was
 # set, upper bound valid to step UBT and set at count UBN, bracket exactness (0 bracket,
 # 1 refined, 2 exact), candidate stamp; CL, TK: row i holds the i-th candidate and
 # whether it was taken
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def lazy_state(L):
-    """(F, I): the bracketed selection's per-item state for L items, empty."""
-    F = np.zeros((L, 8))
-    Ist = np.zeros((L, 8), np.int64)
-    for e in range(L):
-        Ist[e, KN] = -1
-    return F, Ist
 
 
 @numba.njit(**HOT)
@@ -147,24 +138,6 @@ def _bracket_at(p, T, th, q0):
 
 
 @numba.njit(**HOT)
-def _ub_at(S, N, F, e, th_ep):
-    """Item e's upper bound to the epoch's end (threshold th_ep), from a valid reference."""
-    return _bracket(_mean(S, N, e), float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0])[1]
-
-
-@numba.njit(**HOT)
-def _push_top(tops, m, x):
-    """Keep tops[:m] = the m largest values pushed so far, decreasing (tops starts at -inf)."""
-    if x <= tops[m - 1]:
-        return
-    i = m - 1
-    while i > 0 and tops[i - 1] < x:
-        tops[i] = tops[i - 1]
-        i -= 1
-    tops[i] = x
-
-
-@numba.njit(**HOT)
 def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops):
     """Bracket the items that may be among the m largest indices; returns their number.
 
@@ -187,7 +160,9 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops):
             if Ist[e, UBT] < t:
                 if Ist[e, KN] != N[e]:
                     _set_ref(S, N, F, Ist, e, th)
-                F[e, UB] = _ub_at(S, N, F, e, th_ep)
+                F[e, UB] = _bracket(
+                    _mean(S, N, e), float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0]
+                )[1]
                 Ist[e, UBT] = t_ep
                 Ist[e, UBN] = N[e]
             if F[e, UB] < tops[m - 1]:
@@ -202,7 +177,12 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops):
         Ist[e, STAMP] = sv
         Ist[nc, CL] = e
         nc += 1
-        _push_top(tops, m, lo)
+        if lo > tops[m - 1]:  # keep tops[:m] the m largest lower ends, decreasing
+            k = m - 1
+            while k > 0 and tops[k - 1] < lo:
+                tops[k] = tops[k - 1]
+                k -= 1
+            tops[k] = lo
     tau = tops[m - 1]
     kept = np.int64(0)
     for i in range(nc):
@@ -210,7 +190,9 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops):
         if F[e, HI] < tau:
             Ist[e, STAMP] = -1  # not a candidate after all (so an expansion re-brackets it)
             if Ist[e, UBN] != N[e]:  # its upper bound is stale: tighten it (_lazy_select)
-                F[e, UB] = _ub_at(S, N, F, e, th_ep)
+                F[e, UB] = _bracket(
+                    _mean(S, N, e), float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0]
+                )[1]
                 Ist[e, UBT] = t_ep
                 Ist[e, UBN] = N[e]
         else:
@@ -259,16 +241,6 @@ def _refine(S, N, F, Ist, th, e):
 
 
 @numba.njit(**HOT)
-def _exact(S, N, F, Ist, th, e):
-    """Settle item e's bracket with klucb_scalar."""
-    v = klucb_scalar(_mean(S, N, e), float(N[e]), th)
-    F[e, LO] = v
-    F[e, HI] = v
-    F[e, QN] = v
-    Ist[e, EX] = 2
-
-
-@numba.njit(**HOT)
 def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
     """Pop the candidates in (index desc, id asc) order into ``out`` until ``need`` of the
     popped items are not ``shown``; returns the number popped.
@@ -310,10 +282,13 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
                 _refine(S, N, F, Ist, th, a)
             elif Ist[b, EX] == 0:
                 _refine(S, N, F, Ist, th, b)
-            elif Ist[a, EX] == 1:
-                _exact(S, N, F, Ist, th, a)
-            elif Ist[b, EX] == 1:
-                _exact(S, N, F, Ist, th, b)
+            elif Ist[a, EX] == 1 or Ist[b, EX] == 1:  # settle one with klucb_scalar
+                x = a if Ist[a, EX] == 1 else b
+                v = klucb_scalar(_mean(S, N, x), float(N[x]), th)
+                F[x, LO] = v
+                F[x, HI] = v
+                F[x, QN] = v
+                Ist[x, EX] = 2
             else:
                 break  # both exact: a is the max of (value desc, id asc); none can tie above
         Ist[ia, TK] = 1
@@ -344,7 +319,8 @@ def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, sv
     for i in range(nc):
         e = Ist[i, CL]
         if Ist[i, TK] == 0 and Ist[e, UBN] != N[e]:
-            F[e, UB] = _ub_at(S, N, F, e, th_ep)
+            p = _mean(S, N, e)
+            F[e, UB] = _bracket(p, float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0])[1]
             Ist[e, UBT] = t_ep
             Ist[e, UBN] = N[e]
     return npop

@@ -20,7 +20,6 @@ from cascading_bandits.simulate.policies._klucb_select import (
     UBT,
     _lazy_select,
     epoch,
-    lazy_state,
 )
 from cascading_bandits.simulate.policies._klucb_states import (
     states_grow,
@@ -70,7 +69,8 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    F, Ist = lazy_state(L)
+    F = np.zeros((L, 8))  # the bracketed selection's per-item state (_klucb_select)
+    Ist = np.zeros((L, 8), np.int64)
     tops = np.empty(K)
     shown = np.zeros(L, np.bool_)  # nothing is shown before the list is chosen
     ninc = np.int64(0)  # not literals: callees compile once

@@ -36,7 +36,6 @@ from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.models import list_reward, respond
 from cascading_bandits.simulate.policies._klucb_select import (
     GROUP_MIN_RANKED,
-    KN,
     UBT,
     _lazy_select,
     epoch,
@@ -140,9 +139,8 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     K, n = env[4], env[5]
     L = env[1].size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    F = np.zeros((K, L, 8))  # per bandit, the bracketed selection's state (lazy_state)
+    F = np.zeros((K, L, 8))  # per bandit, the bracketed selection's state (_klucb_select)
     Ist = np.zeros((K, L, 8), np.int64)
-    Ist[:, :, KN] = -1
     ubt = Ist[:, :, UBT]  # _feedback voids the bounds of updated items there
     tops = np.empty(K)
     t_ep = np.int64(0)

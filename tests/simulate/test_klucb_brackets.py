@@ -25,7 +25,7 @@ from cascading_bandits.simulate.policies import _klucb_select as sel
 def _state(s, n):
     S = np.array([s], np.int64)
     N = np.array([n], np.int64)
-    F, Ist = sel.lazy_state(1)
+    F, Ist = np.zeros((1, 8)), np.zeros((1, 8), np.int64)  # the empty state
     return S, N, F, Ist
 
 
