@@ -172,12 +172,18 @@ def states_grow(sinfo, sval, bits, perm):
     sv = np.zeros((B, 2 * cap, _NV))
     bi = np.zeros((B, 2 * cap, bits.shape[2]), np.int64)
     pe = np.empty((B, 2 * cap), np.int64)
+    # element-wise copies: a slice assignment compiles numba's shape-error path (seconds)
     for b in range(B):
-        si[b, :cap] = sinfo[b]
-        sv[b, :cap] = sval[b]
-        bi[b, :cap] = bits[b]
-        pe[b, :cap] = perm[b]
-        pe[b, cap:] = np.arange(cap, 2 * cap)
+        for i in range(cap):
+            for f in range(_NF):
+                si[b, i, f] = sinfo[b, i, f]
+            for f in range(_NV):
+                sv[b, i, f] = sval[b, i, f]
+            for w in range(bits.shape[2]):
+                bi[b, i, w] = bits[b, i, w]
+            pe[b, i] = perm[b, i]
+        for i in range(cap, 2 * cap):
+            pe[b, i] = i
     return si, sv, bi, pe
 
 
@@ -195,7 +201,8 @@ def states_new(S, N):
     bits = np.zeros((B, _CAP0, W), np.int64)
     perm = np.empty((B, _CAP0), np.int64)
     for b in range(B):
-        perm[b] = np.arange(_CAP0)
+        for i in range(_CAP0):
+            perm[b, i] = i
     tsize = 64
     while tsize < 2 * L:
         tsize *= 2
