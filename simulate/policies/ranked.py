@@ -101,7 +101,7 @@ def _state(K, L):
     )
 
 
-@numba.njit(**NJIT)
+@numba.njit(inline="always", **NJIT)
 def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
     """Every index of every bandit each step (the definition; lazy=False)."""
     K, n = env[4], env[5]
@@ -133,7 +133,7 @@ def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
     finish(counts, counts_out)
 
 
-@numba.njit(**NJIT)
+@numba.njit(inline="always", **NJIT)
 def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     """Bracketed lazy selection per bandit (L < GROUP_MIN_RANKED; see _klucb_select)."""
     K, n = env[4], env[5]
@@ -173,7 +173,7 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     finish(counts, counts_out)
 
 
-@numba.njit(**NJIT)
+@numba.njit(inline="always", **NJIT)
 def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
     """Selection over the distinct states, one state table per bandit (L >= GROUP_MIN_RANKED;
     see _klucb_states)."""
@@ -213,7 +213,11 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
             regret_out, rba,
         )  # fmt: skip
-        if perm.shape[1] == meta[:, 0].max():  # a move may open one state per table
+        full = False  # a move may open one state per table (a loop: .max() compiles ~0.6 s)
+        for k in range(K):
+            if meta[k, 0] == perm.shape[1]:
+                full = True
+        if full:
             sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
         for k in range(K):  # bandit k updated one item (_feedback)
             e = chosen[k] if rba else lst[k]
