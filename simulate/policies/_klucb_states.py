@@ -68,48 +68,19 @@ def _home(s, n, tmask):
 
 
 @numba.njit(**HOT)
-def _lookup(s, n, sinfo, table, tmask):
-    """Slot of state (s, n), or -1."""
-    i = _home(s, n, tmask)
-    while True:
-        sl = table[i]
-        if sl < 0:
-            return -1
-        if sinfo[sl, _S] == s and sinfo[sl, _N] == n:
-            return sl
-        i = (i + 1) & tmask
-
-
-@numba.njit(**HOT)
-def _unhash(sl, sinfo, table, tmask):
-    """Delete slot sl from the hash, shifting later entries of its probe run back."""
-    i = _home(sinfo[sl, _S], sinfo[sl, _N], tmask)
-    while table[i] != sl:
-        i = (i + 1) & tmask
-    j = i
-    while True:
-        j = (j + 1) & tmask
-        o = table[j]
-        if o < 0:
-            break
-        k = _home(sinfo[o, _S], sinfo[o, _N], tmask)
-        # o stays if its home lies cyclically in (i, j]: moving it to i would hide it
-        if (i < j and i < k <= j) or (i > j and (k > i or k <= j)):
-            continue
-        table[i] = o
-        i = j
-    table[i] = -1
-
-
-@numba.njit(**HOT)
 def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
     """Put item e in state (s, n), opening a slot for the state if it has none.
 
     A new state takes ``q0`` as the reference point of its first bracket (0: none). Needs
     a free slot (``meta[0] < perm.size``) when the state is new.
     """
-    sl = _lookup(s, n, sinfo, table, tmask)
-    if sl < 0:
+    i = _home(s, n, tmask)  # the state's slot, or the empty entry ending its probe run
+    while True:
+        sl = table[i]
+        if sl < 0 or (sinfo[sl, _S] == s and sinfo[sl, _N] == n):
+            break
+        i = (i + 1) & tmask
+    if sl < 0:  # a new state: open a slot (table[i] is the empty entry found)
         pos = meta[0]
         sl = perm[pos]
         meta[0] = pos + 1
@@ -121,9 +92,6 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
         sinfo[sl, _HINT] = bits.shape[1]
         sinfo[sl, _POS] = pos
         sval[sl, _Q] = q0
-        i = _home(s, n, tmask)
-        while table[i] >= 0:
-            i = (i + 1) & tmask
         table[i] = sl
     w = e >> 6
     bits[sl, w] |= np.int64(1) << (e & 63)
@@ -141,7 +109,23 @@ def _remove(e, islot, sinfo, bits, perm, table, tmask, meta):
     c = sinfo[sl, _CNT] - 1
     sinfo[sl, _CNT] = c
     if c == 0:
-        _unhash(sl, sinfo, table, tmask)
+        # delete sl from the hash, shifting later entries of its probe run back
+        i = _home(sinfo[sl, _S], sinfo[sl, _N], tmask)
+        while table[i] != sl:
+            i = (i + 1) & tmask
+        j = i
+        while True:
+            j = (j + 1) & tmask
+            o = table[j]
+            if o < 0:
+                break
+            k = _home(sinfo[o, _S], sinfo[o, _N], tmask)
+            # o stays if its home lies cyclically in (i, j]: moving it to i would hide it
+            if (i < j and i < k <= j) or (i > j and (k > i or k <= j)):
+                continue
+            table[i] = o
+            i = j
+        table[i] = -1
         last = meta[0] - 1
         pos = sinfo[sl, _POS]
         o = perm[last]  # swap with the last alive slot, which takes sl's position
@@ -244,19 +228,6 @@ def _next(sl, e, bits):
 
 
 @numba.njit(**HOT)
-def _push_top(tops, m, x, c):
-    """Push value x c times into tops[:m], the m largest pushed so far, decreasing."""
-    for _ in range(min(c, m)):
-        if x <= tops[m - 1]:
-            return
-        i = m - 1
-        while i > 0 and tops[i - 1] < x:
-            tops[i] = tops[i - 1]
-            i -= 1
-        tops[i] = x
-
-
-@numba.njit(**HOT)
 def _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m):
     """Make slot sl a candidate of step t: bracket its index, list it, push its lower end."""
     s = sinfo[sl, _S]
@@ -268,7 +239,15 @@ def _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m):
     sinfo[sl, _EX] = 1 if r[2] else 0
     sinfo[sl, _BT] = t
     cand[nc] = sl
-    _push_top(tops, m, r[0], sinfo[sl, _CNT])
+    x = r[0]  # push x once per item of the state into tops[:m], the m largest, decreasing
+    for _ in range(min(sinfo[sl, _CNT], m)):
+        if x <= tops[m - 1]:
+            break
+        i = m - 1
+        while i > 0 and tops[i - 1] < x:
+            tops[i] = tops[i - 1]
+            i -= 1
+        tops[i] = x
     return nc + 1
 
 

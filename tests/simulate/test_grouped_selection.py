@@ -19,7 +19,7 @@ from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.engine import GROUP_MIN, GROUP_MIN_RANKED, simulate_runs
 from cascading_bandits.simulate.models import make_model
 from cascading_bandits.simulate.policies._klucb_states import (
-    _lookup,
+    _home,
     states_grow,
     states_move,
     states_new,
@@ -106,6 +106,17 @@ def test_grouped_equals_plain_at_threshold(policy, L_, model):
     np.testing.assert_array_equal(t1, t2)
     np.testing.assert_array_equal(r1, r2)
     np.testing.assert_array_equal(c1, c2)
+
+
+def _lookup(s, n, sinfo, table, tmask):
+    """Slot of state (s, n) found by linear probing from its home entry, or -1."""
+    i = _home(s, n, tmask)
+    while table[i] >= 0:
+        sl = table[i]
+        if sinfo[sl, 0] == s and sinfo[sl, 1] == n:
+            return sl
+        i = (i + 1) & tmask
+    return -1
 
 
 def _check_table(S, N, tab):
