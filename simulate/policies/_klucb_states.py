@@ -102,8 +102,14 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
 
 
 @numba.njit(**HOT)
-def _remove(e, islot, sinfo, bits, perm, table, tmask, meta):
-    """Take item e out of its state; an emptied state frees its slot (bitset all zero)."""
+def states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
+    """Move item e, just observed, from its old state to (S[e], N[e]) (needs a free slot).
+
+    A new state starts its brackets from the old state's reference point: one
+    observation moves the index little.
+    """
+    q0 = sval[islot[e], _Q]
+    # take e out of its state; an emptied state frees its slot (bitset all zero)
     sl = islot[e]
     bits[sl, e >> 6] &= ~(np.int64(1) << (e & 63))
     c = sinfo[sl, _CNT] - 1
@@ -134,17 +140,6 @@ def _remove(e, islot, sinfo, bits, perm, table, tmask, meta):
         perm[last] = sl
         sinfo[sl, _POS] = last
         meta[0] = last
-
-
-@numba.njit(**HOT)
-def states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
-    """Move item e, just observed, from its old state to (S[e], N[e]) (needs a free slot).
-
-    A new state starts its brackets from the old state's reference point: one
-    observation moves the index little.
-    """
-    q0 = sval[islot[e], _Q]
-    _remove(e, islot, sinfo, bits, perm, table, tmask, meta)
     _add(e, S[e], N[e], q0, islot, sinfo, sval, bits, perm, table, tmask, meta)
 
 
@@ -228,30 +223,6 @@ def _next(sl, e, bits):
 
 
 @numba.njit(**HOT)
-def _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m):
-    """Make slot sl a candidate of step t: bracket its index, list it, push its lower end."""
-    s = sinfo[sl, _S]
-    n = sinfo[sl, _N]
-    r = _bracket_at(s / n if n > 0 else 0.0, float(n), th, sval[sl, _Q])
-    sval[sl, _LO] = r[0]
-    sval[sl, _HI] = r[1]
-    sval[sl, _Q] = r[3]
-    sinfo[sl, _EX] = 1 if r[2] else 0
-    sinfo[sl, _BT] = t
-    cand[nc] = sl
-    x = r[0]  # push x once per item of the state into tops[:m], the m largest, decreasing
-    for _ in range(min(sinfo[sl, _CNT], m)):
-        if x <= tops[m - 1]:
-            break
-        i = m - 1
-        while i > 0 and tops[i - 1] < x:
-            tops[i] = tops[i - 1]
-            i -= 1
-        tops[i] = x
-    return nc + 1
-
-
-@numba.njit(**HOT)
 def _exact(sl, th, sinfo, sval):
     """Settle slot sl's bracket to its exact index (klucb_scalar, as the plain loop)."""
     s = sinfo[sl, _S]
@@ -297,22 +268,38 @@ def states_top(
     for i in range(m):
         tops[i] = -np.inf
     nc = np.int64(0)  # not a literal: callees compile once
-    for i in range(ninc):
-        sl = islot[inc[i]]
-        if sinfo[sl, _BT] != t:
-            nc = _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m)
-    for i in range(meta[0]):
-        sl = perm[i]
+    for i in range(ninc + meta[0]):  # the incumbents' states, then every alive state
+        sl = islot[inc[i]] if i < ninc else perm[i - ninc]
         if sinfo[sl, _BT] == t:
             continue
-        if sinfo[sl, _UBT] != t_ep:
-            s = sinfo[sl, _S]
-            n = sinfo[sl, _N]
-            r = _bracket_at(s / n if n > 0 else 0.0, float(n), th_ep, sval[sl, _Q])
-            sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round above
-            sinfo[sl, _UBT] = t_ep
-        if sval[sl, _UB] >= tops[m - 1]:
-            nc = _candidate(sl, t, th, sinfo, sval, cand, nc, tops, m)
+        s = sinfo[sl, _S]
+        n = sinfo[sl, _N]
+        p = s / n if n > 0 else 0.0
+        if i >= ninc:
+            if sinfo[sl, _UBT] != t_ep:
+                r = _bracket_at(p, float(n), th_ep, sval[sl, _Q])
+                sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round above
+                sinfo[sl, _UBT] = t_ep
+            if sval[sl, _UB] < tops[m - 1]:
+                continue
+        # a candidate: bracket its index, list it, push its lower end once per item
+        r = _bracket_at(p, float(n), th, sval[sl, _Q])
+        sval[sl, _LO] = r[0]
+        sval[sl, _HI] = r[1]
+        sval[sl, _Q] = r[3]
+        sinfo[sl, _EX] = 1 if r[2] else 0
+        sinfo[sl, _BT] = t
+        cand[nc] = sl
+        nc += 1
+        x = r[0]
+        for _ in range(min(sinfo[sl, _CNT], m)):  # tops[:m]: the m largest, decreasing
+            if x <= tops[m - 1]:
+                break
+            j = m - 1
+            while j > 0 and tops[j - 1] < x:
+                tops[j] = tops[j - 1]
+                j -= 1
+            tops[j] = x
     tau = tops[m - 1]
     nk = 0
     for i in range(nc):
