@@ -185,7 +185,10 @@ def states_new(S, N):
     tsize = 64
     while tsize < 2 * L:
         tsize *= 2
-    table = np.full((B, tsize), -1, np.int64)
+    table = np.empty((B, tsize), np.int64)  # filled by hand: np.full compiles one more kernel
+    for b in range(B):
+        for i in range(tsize):
+            table[b, i] = -1
     islot = np.empty((B, L), np.int64)
     meta = np.zeros((B, 1), np.int64)
     for b in range(B):
