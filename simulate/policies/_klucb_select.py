@@ -138,10 +138,21 @@ def _bracket_at(p, T, th, q0):
 
 
 @numba.njit(**HOT)
-def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops):
+def _set_ub(S, N, F, Ist, e, th, t_ep, th_ep):
+    """Item e's upper bound for the steps up to the epoch's end ``t_ep`` (threshold
+    ``th_ep``): the top of its bracket there, from its reference (made valid first)."""
+    if Ist[e, KN] != N[e]:
+        _set_ref(S, N, F, Ist, e, th)
+    F[e, UB] = _bracket(_mean(S, N, e), float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0])[1]
+    Ist[e, UBT] = t_ep
+    Ist[e, UBN] = N[e]
+
+
+@numba.njit(**HOT)
+def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops):
     """Bracket the items that may be among the m largest indices; returns their number.
 
-    Candidates get ``Ist[e, STAMP] = sv`` and are listed in ``Ist[:, CL]``. tau, the
+    Candidates get ``Ist[e, STAMP] = t`` and are listed in ``Ist[:, CL]``. tau, the
     m-th largest lower end among the candidates so far (starting with the incumbents
     ``inc[:ninc]``, items likely to be on top, e.g. the previous list), is at most the
     m-th largest index; an item whose upper bound is below tau cannot be among the m
@@ -154,17 +165,11 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops):
         tops[i] = -np.inf
     for i in range(ninc + S.size):  # the incumbents, then every item
         e = inc[i] if i < ninc else i - ninc
-        if Ist[e, STAMP] == sv:
+        if Ist[e, STAMP] == t:
             continue
         if i >= ninc:
             if Ist[e, UBT] < t:
-                if Ist[e, KN] != N[e]:
-                    _set_ref(S, N, F, Ist, e, th)
-                F[e, UB] = _bracket(
-                    _mean(S, N, e), float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0]
-                )[1]
-                Ist[e, UBT] = t_ep
-                Ist[e, UBN] = N[e]
+                _set_ub(S, N, F, Ist, e, th, t_ep, th_ep)
             if F[e, UB] < tops[m - 1]:
                 continue
         if Ist[e, KN] != N[e]:
@@ -174,7 +179,7 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops):
         F[e, HI] = hi
         F[e, QN] = qn
         Ist[e, EX] = 2 if lo == hi else 0
-        Ist[e, STAMP] = sv
+        Ist[e, STAMP] = t
         Ist[nc, CL] = e
         nc += 1
         if lo > tops[m - 1]:  # keep tops[:m] the m largest lower ends, decreasing
@@ -190,11 +195,7 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops):
         if F[e, HI] < tau:
             Ist[e, STAMP] = -1  # not a candidate after all (so an expansion re-brackets it)
             if Ist[e, UBN] != N[e]:  # its upper bound is stale: tighten it (_lazy_select)
-                F[e, UB] = _bracket(
-                    _mean(S, N, e), float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0]
-                )[1]
-                Ist[e, UBT] = t_ep
-                Ist[e, UBN] = N[e]
+                _set_ub(S, N, F, Ist, e, th, t_ep, th_ep)
         else:
             Ist[kept, CL] = e
             kept += 1
@@ -300,7 +301,7 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
 
 
 @numba.njit(**HOT)
-def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, sv, tops, out):
+def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, tops, out):
     """Pop items in (index desc, id asc) order into ``out`` until ``need`` of them are not
     ``shown``, certifying the ``m`` largest indices; returns the number popped.
 
@@ -310,19 +311,17 @@ def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, sv
     unattractive observations but loose, and the item would be bracketed at every step
     until the epoch ends). CascadeKL-UCB pops its list (``need = m = K``, nothing shown);
     bandit k of ranked-klucb pops its pick, then its best item not shown above (``need =
-    1``, ``m = k + 1``). ``sv``: a stamp unique to this selection.
+    1``, ``m = k + 1``). F, Ist hold one selection's state (one per bandit), selected
+    once a step: the step t stamps its candidates.
     """
-    nc = _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, sv, tops)
+    nc = _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops)
     for i in range(nc):
         Ist[i, TK] = 0
     npop = _lazy_pops(S, N, F, Ist, th, nc, shown, need, out)
     for i in range(nc):
         e = Ist[i, CL]
         if Ist[i, TK] == 0 and Ist[e, UBN] != N[e]:
-            p = _mean(S, N, e)
-            F[e, UB] = _bracket(p, float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0])[1]
-            Ist[e, UBT] = t_ep
-            Ist[e, UBN] = N[e]
+            _set_ub(S, N, F, Ist, e, th, t_ep, th_ep)
     return npop
 
 

@@ -80,7 +80,7 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
-        _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, sel, ninc, K, shown, K, t, tops, sel)
+        _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, sel, ninc, K, shown, K, tops, sel)
         ninc = K
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,

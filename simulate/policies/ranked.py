@@ -154,13 +154,12 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
         for k in range(K):
             # bandit k needs at most its k + 1 best items (k are shown above): certify
             # that depth; incumbents: the items above, its previous item and pick
-            sv = t * K + k  # stamps are shared by the K bandits: one value per (t, k)
             for i in range(k + 1):
                 incr[i] = lst[i]
             incr[k + 1] = chosen[k]
             npop = _lazy_select(
-                S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, shown, 1, sv,
-                tops, order_k,
+                S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, shown, 1, tops,
+                order_k,
             )  # fmt: skip
             chosen[k] = order_k[0]
             a = order_k[npop - 1]  # duplicates: bandit k's next best unshown item
