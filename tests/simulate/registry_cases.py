@@ -3,12 +3,16 @@
 Imported by the equivalence, CRN and seed tests, so a newly declared policy (or model) is
 covered without editing them. ``variant(decl)`` is a spec of the policy with every
 parameter away from its default (inside its range), so parameters reach the kernel.
+``assert_lazy_equals_plain`` is the check every lazy selection is held to.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.models import MODEL_NAMES
 from cascading_bandits.simulate.policies import get_policy, make_spec, policy_names
 
@@ -53,3 +57,14 @@ def combos(spec_list=None):
         for m in MODEL_NAMES
         for o in get_policy(s.partition("(")[0]).orders
     ]
+
+
+def assert_lazy_equals_plain(args, threads=1):
+    """The lazy selection takes the plain loop's decisions: same lists, clicks, regret and
+    counts at every step. ``args`` = (model, policy, order, horizon, ukeys, pkeys,
+    checkpoints) of :func:`simulate.engine.simulate_runs`."""
+    n = args[3]
+    lazy = simulate_runs(*args, threads=threads, lazy=True, trace_steps=n)
+    plain = simulate_runs(*args, threads=threads, lazy=False, trace_steps=n)
+    for name, a, b in zip(("regret", "counts", "lists", "clicks"), lazy, plain, strict=True):
+        np.testing.assert_array_equal(a, b, err_msg=name)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from reference import reference_run
 from reference.ts import beta_py
-from registry_cases import combos, specs, variant
+from registry_cases import assert_lazy_equals_plain, combos, specs, variant
 
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.simulate.engine import simulate_runs
@@ -94,11 +94,7 @@ def test_lazy_equals_plain_long(policy, model, order):
     n = 30000
     cp = np.unique(np.linspace(1, n, 300).astype(np.int64))
     args = (m, policy, order, n, uk, pk, cp)
-    r1, c1, t1, _ = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
-    r2, c2, t2, _ = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
-    np.testing.assert_array_equal(t1, t2)
-    np.testing.assert_array_equal(r1, r2)
-    np.testing.assert_array_equal(c1, c2)
+    assert_lazy_equals_plain(args)
 
 
 def test_parameters_change_decisions():

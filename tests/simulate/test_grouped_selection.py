@@ -12,6 +12,7 @@ growth, bitsets) is checked against a direct computation under random moves.
 import numpy as np
 import pytest
 from reference import reference_run
+from registry_cases import assert_lazy_equals_plain
 
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.instance import b_lb
@@ -56,12 +57,7 @@ def test_grouped_equals_plain(policy, model, order):
     n = 6000
     cp = np.unique(np.linspace(1, n, 200).astype(np.int64))
     args = (m, policy, order, n, uk, pk, cp)
-    r1, c1, t1, k1 = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
-    r2, c2, t2, k2 = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
-    np.testing.assert_array_equal(t1, t2)
-    np.testing.assert_array_equal(k1, k2)
-    np.testing.assert_array_equal(r1, r2)
-    np.testing.assert_array_equal(c1, c2)
+    assert_lazy_equals_plain(args)
 
 
 def _ties_weights(L):
@@ -77,12 +73,7 @@ def test_grouped_equals_plain_ties(policy, model, order):
     uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
     n = 3000
     args = (m, policy, order, n, uk, pk, np.array([n]))
-    r1, c1, t1, k1 = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
-    r2, c2, t2, k2 = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
-    np.testing.assert_array_equal(t1, t2)
-    np.testing.assert_array_equal(k1, k2)
-    np.testing.assert_array_equal(r1, r2)
-    np.testing.assert_array_equal(c1, c2)
+    assert_lazy_equals_plain(args)
 
 
 @pytest.mark.parametrize("model", ["cascade", "dbn"])
@@ -101,11 +92,7 @@ def test_grouped_equals_plain_at_threshold(policy, L_, model):
     uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
     n = 5000
     args = (m, policy, "best-first", n, uk, pk, np.array([n]))
-    r1, c1, t1, _ = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
-    r2, c2, t2, _ = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
-    np.testing.assert_array_equal(t1, t2)
-    np.testing.assert_array_equal(r1, r2)
-    np.testing.assert_array_equal(c1, c2)
+    assert_lazy_equals_plain(args)
 
 
 def _lookup(s, n, sinfo, table, tmask):
@@ -238,8 +225,4 @@ def test_grouped_equals_plain_2048(model):
     uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
     n = 20000
     args = (m, "cascade-klucb", "best-first", n, uk, pk, np.array([n]))
-    r1, c1, t1, _ = simulate_runs(*args, threads=2, lazy=True, trace_steps=n)
-    r2, c2, t2, _ = simulate_runs(*args, threads=2, lazy=False, trace_steps=n)
-    np.testing.assert_array_equal(t1, t2)
-    np.testing.assert_array_equal(r1, r2)
-    np.testing.assert_array_equal(c1, c2)
+    assert_lazy_equals_plain(args, threads=2)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from reference import reference_run
 from reference.ts import beta_inverse_py
+from registry_cases import assert_lazy_equals_plain
 from scipy.special import betainc as sp_betainc
 from scipy.special import betaincinv as sp_betaincinv
 
@@ -120,11 +121,7 @@ def _lazy_vs_plain(L, K, n, runs, seed, model="cascade", weights=None):
     uk, pk = _keys(weights, runs, seed)
     cp = np.unique(np.linspace(1, n, 50).astype(np.int64))
     args = (m, "cascade-ts", "best-first", n, uk, pk, cp)
-    r1, c1, t1, _ = simulate_runs(*args, threads=1, lazy=True, trace_steps=n)
-    r2, c2, t2, _ = simulate_runs(*args, threads=1, lazy=False, trace_steps=n)
-    np.testing.assert_array_equal(t1, t2)
-    np.testing.assert_array_equal(r1, r2)
-    np.testing.assert_array_equal(c1, c2)
+    assert_lazy_equals_plain(args)
 
 
 def test_lazy_equals_plain_b_lb():
