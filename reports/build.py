@@ -397,7 +397,9 @@ def start_verify(s: Settings):
     if _verify_cached(s, key) is not None:
         return None
     ex = cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-    fut = ex.submit(_verify_value, s.verify_examples, s.seed, key["budget"])
+    from cascading_bandits.bounds._pystack import deep_call
+
+    fut = ex.submit(deep_call, _verify_value, s.verify_examples, s.seed, key["budget"])
     ex.shutdown(wait=False)  # the worker exits once its one job is done
     return fut
 

@@ -248,8 +248,10 @@ def main(argv=None) -> int:
     if extra:  # named by the subcommand, which is what the user typed them for
         print(f"{prefix}: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return 2
+    from cascading_bandits.bounds._pystack import deep_call
+
     try:
-        status = args._run(args)
+        status = deep_call(args._run, args)  # numba's compiler and sympy recurse: see there
     except ValueError as exc:
         print(f"{prefix}: error: {_one_line(exc)}", file=sys.stderr)
         return 2

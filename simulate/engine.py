@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from cascading_bandits.bounds._pystack import deep_call
 from cascading_bandits.simulate.policies import order_code, parse_policy
 from cascading_bandits.simulate.policies._klucb_select import GROUP_MIN, GROUP_MIN_RANKED
 
@@ -76,7 +77,7 @@ def _call_first(kernel, name, args):
         )
     t0 = time.perf_counter()
     misses = sum(kernel.stats.cache_misses.values())
-    kernel(*args)
+    deep_call(kernel, *args)  # numba's compiler recurses: see bounds._pystack
     if told or sum(kernel.stats.cache_misses.values()) > misses:
         print(
             f"compiled the {name} kernel in {time.perf_counter() - t0:.1f} s",
