@@ -39,25 +39,25 @@ __all__ = [
 ]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, no_cfunc_wrapper=True)
 def safe_log(t):
     """``log(max(t, 1))``: the small-t rule for ``log t`` (module docstring)."""
     return math.log(t) if t > 1.0 else 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, no_cfunc_wrapper=True)
 def safe_loglog(t):
     """``max(log log t, 0)``: the small-t rule for ``log log t`` (0 for t <= e)."""
     return math.log(math.log(t)) if t > math.e else 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, no_cfunc_wrapper=True)
 def klucb_threshold_scalar(t, c):
     """``log t + c log log t`` under the small-t rule; no input checks."""
     return safe_log(t) + c * safe_loglog(t)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, no_cfunc_wrapper=True)
 def ucb1_radius_scalar(t, s, alpha):
     """``sqrt(alpha log t / s)`` under the small-t rule; no input checks.
 

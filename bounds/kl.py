@@ -134,10 +134,12 @@ _kl_py_mp = _make_kl(_make_log_ratio(mpmath.mp.log, mpmath.mp.log1p), mpmath.mp.
 _kl_py_iv = _make_kl(_iv_log_ratio, mpmath.iv.inf)
 
 #: numba scalar form, callable from other njit kernels.
-_log_ratio_scalar = numba.njit(cache=True, error_model="numpy")(
+_log_ratio_scalar = numba.njit(cache=True, error_model="numpy", no_cfunc_wrapper=True)(
     _make_log_ratio(math.log, math.log1p)
 )
-kl_scalar = numba.njit(cache=True, error_model="numpy")(_make_kl(_log_ratio_scalar, math.inf))
+kl_scalar = numba.njit(cache=True, error_model="numpy", no_cfunc_wrapper=True)(
+    _make_kl(_log_ratio_scalar, math.inf)
+)
 
 
 @numba.vectorize(cache=True)  # compiled on first use (float64 after validation)
@@ -246,7 +248,7 @@ def _check_mp_prob(name, x):
 # --------------------------------------------------------------------------
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", no_cfunc_wrapper=True)
 def klucb_scalar(mean, count, threshold):
     """KL-UCB index for one item; no input checks (for use inside njit kernels).
 

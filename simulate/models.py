@@ -41,6 +41,7 @@ import numba
 import numpy as np
 
 from cascading_bandits.bounds import _validate as V
+from cascading_bandits.simulate.jitopts import HOT, helper
 from cascading_bandits.simulate.rng import ATTRACT, PERSIST, SATISFY, uniform
 
 __all__ = [
@@ -68,7 +69,7 @@ def register_model(cls):
     return cls
 
 
-@numba.njit(cache=True, _nrt=False)
+@helper(HOT)
 def respond(code, attract, satisfy, gamma, lst, K, t, key, clicks):
     """The user's clicks on list ``lst[:K]`` at step ``t``: fills ``clicks[:K]`` with 0/1.
 
@@ -110,7 +111,7 @@ def respond(code, attract, satisfy, gamma, lst, K, t, key, clicks):
     return nclicks
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def list_reward(code, attract, satisfy, gamma, lst, K, scratch):
     """Expected reward of list ``lst[:K]`` (cascade: ``f(A, w)``; DBN: satisfaction probability).
 

@@ -42,6 +42,7 @@ import math
 import numba
 import numpy as np
 
+from cascading_bandits.simulate.jitopts import helper
 from cascading_bandits.simulate.special import beta_quantile
 
 __all__ = [
@@ -113,7 +114,7 @@ def _policy_uniform(key, t, index, width, j):
     return uniform(key, POLICY, t, index, width, j % _SUB)
 
 
-@numba.njit(cache=True)
+@helper(dict(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True))
 def _gamma_draw(a, key, t, index, width, j):
     """Gamma(a, 1) for a >= 1 by Marsaglia and Tsang (2000), from policy sub-draws j, j+1, ...
 
@@ -137,7 +138,7 @@ def _gamma_draw(a, key, t, index, width, j):
             return d * v, j
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, no_cfunc_wrapper=True)
 def beta_draw(a, b, key, t, index, width):
     """Beta(a, b) draw for a, b >= 1 as X / (X + Y), X ~ Gamma(a), Y ~ Gamma(b) (policy stream).
 

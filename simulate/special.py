@@ -49,7 +49,7 @@ betainc = _bind("__pyx_fuse_0betainc", "cascading_bandits_betainc")
 ROUNDTRIP_TOL = 1e-9
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
 def beta_quantile(a, b, u):
     """The u-quantile of Beta(a, b): SciPy's, checked against the CDF, else bisection.
 

@@ -8,12 +8,11 @@ the distinct (S, N) states instead (:mod:`._klucb_states`).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
-from cascading_bandits.simulate.policies.kernel import HOT
+from cascading_bandits.simulate.policies.kernel import HOT, helper
 
 __all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "epoch"]
 
@@ -54,7 +53,7 @@ PAD = 1e-10
 GROW = 64  # epochs of upper bounds: the epoch starting at t ends at t + t // GROW + 1
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def epoch(t, c, t_ep, th_ep):
     """(end, threshold log t + c log log t at the end) of the upper bounds' epoch holding
     step t: the same until step ``t_ep`` has passed, then ``t + t // GROW + 1``."""
@@ -77,12 +76,12 @@ KN, UBT, UBN, EX, STAMP, CL, TK = 0, 1, 2, 3, 4, 5, 6  # I: N[e] when the refere
 # whether it was taken
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _mean(S, N, e):
     return S[e] / N[e] if N[e] > 0 else 0.0
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _set_ref(S, N, F, Ist, e, th):
     """Make item e's reference point valid for its current state (one kl evaluation).
 
@@ -106,7 +105,7 @@ def _set_ref(S, N, F, Ist, e, th):
     F[e, ID0] = q0 * (1.0 - q0) / (q0 - p)
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _bracket(p, T, th, q0, k0, id0):
     """(lo, hi, q_next): klucb_scalar(p, T, th) lies in [lo, hi], exact if lo == hi.
 
@@ -126,7 +125,7 @@ def _bracket(p, T, th, q0, k0, id0):
     return lo - PAD, hi + PAD, hi
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _bracket_at(p, T, th, q0):
     """(lo, hi, exact, q_next): :func:`_bracket` from the point q0 with one kl evaluation,
     for callers that keep no reference (the state selection, :mod:`._klucb_states`)."""
@@ -137,7 +136,7 @@ def _bracket_at(p, T, th, q0):
     return lo, hi, False, qn
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _set_ub(S, N, F, Ist, e, th, t_ep, th_ep):
     """Item e's upper bound for the steps up to the epoch's end ``t_ep`` (threshold
     ``th_ep``): the top of its bracket there, from its reference (made valid first)."""
@@ -148,7 +147,7 @@ def _set_ub(S, N, F, Ist, e, th, t_ep, th_ep):
     Ist[e, UBN] = N[e]
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops):
     """Bracket the items that may be among the m largest indices; returns their number.
 
@@ -202,7 +201,7 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops):
     return kept
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _refine(S, N, F, Ist, th, e):
     """Second-order bracket of item e's index from its Newton point q1 = F[e, QN] >= root.
 
@@ -241,7 +240,7 @@ def _refine(S, N, F, Ist, th, e):
     F[e, QN] = h1
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
     """Pop the candidates in (index desc, id asc) order into ``out`` until ``need`` of the
     popped items are not ``shown``; returns the number popped.
@@ -300,7 +299,7 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
     return npop
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, tops, out):
     """Pop items in (index desc, id asc) order into ``out`` until ``need`` of them are not
     ``shown``, certifying the ``m`` largest indices; returns the number popped.

@@ -41,13 +41,12 @@ state instead.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.policies._klucb_select import PAD, _bracket_at
-from cascading_bandits.simulate.policies.kernel import HOT, NJIT
+from cascading_bandits.simulate.policies.kernel import HOT, INNER, helper
 
 __all__ = ["states_new", "states_grow", "states_move", "states_top"]
 
@@ -60,14 +59,14 @@ _NV = 4
 _CAP0 = 64  # slots at the start; doubled when fewer than K are free before a step's moves
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _home(s, n, tmask):
     h = n * 0x9E3779B1 + s * 0x85EBCA77
     h ^= h >> 15
     return h & tmask
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
     """Put item e in state (s, n), opening a slot for the state if it has none.
 
@@ -101,7 +100,7 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
     islot[e] = sl
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
     """Move item e, just observed, from its old state to (S[e], N[e]) (needs a free slot).
 
@@ -143,7 +142,7 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
     _add(e, S[e], N[e], q0, islot, sinfo, sval, bits, perm, table, tmask, meta)
 
 
-@numba.njit(**NJIT)
+@helper(INNER)
 def states_grow(sinfo, sval, bits, perm):
     """The slot arrays of the B tables with twice the slots (the new ones free)."""
     B, cap = perm.shape
@@ -166,7 +165,7 @@ def states_grow(sinfo, sval, bits, perm):
     return si, sv, bi, pe
 
 
-@numba.njit(**NJIT)
+@helper(INNER)
 def states_new(S, N):
     """B state tables, one per row of the counts S, N (B, L) (ranked-klucb: one per bandit).
 
@@ -200,7 +199,7 @@ def states_new(S, N):
     return sinfo, sval, bits, perm, table, tsize - 1, islot, meta
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _first(sl, sinfo, bits):
     """Smallest item id of slot sl (which has items); moves the word hint up to it."""
     w = sinfo[sl, _HINT]
@@ -210,7 +209,7 @@ def _first(sl, sinfo, bits):
     return (w << 6) + trailing_zeros(bits[sl, w])
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _next(sl, e, bits):
     """Smallest item id of slot sl above e, or -1."""
     w = e >> 6
@@ -225,7 +224,7 @@ def _next(sl, e, bits):
     return (w << 6) + trailing_zeros(x)
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _exact(sl, th, sinfo, sval):
     """Settle slot sl's bracket to its exact index (klucb_scalar, as the plain loop)."""
     s = sinfo[sl, _S]
@@ -237,7 +236,7 @@ def _exact(sl, th, sinfo, sval):
     sinfo[sl, _EX] = 1
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _emit(sl, sinfo, bits, out, k, m):
     """Append the smallest ids of slot sl to out[k:m]; returns the new k."""
     e = _first(sl, sinfo, bits)
@@ -248,7 +247,7 @@ def _emit(sl, sinfo, bits, out, k, m):
     return k
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def states_top(
     t, th, t_ep, th_ep, inc, ninc, m, islot, sinfo, sval, bits, perm, meta, tops, cand, cur,
     out,

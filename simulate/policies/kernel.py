@@ -23,24 +23,19 @@ regret. Only these functions and the policy's own index are compiled for a polic
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from cascading_bandits.simulate.jitopts import HOT, INNER, NJIT, helper, python_twin
 from cascading_bandits.simulate.models import list_reward, respond
 from cascading_bandits.simulate.rng import ATTRACT, uniform
 
-__all__ = ["select_top", "observe_w0", "step_buffers", "play", "finish", "NJIT", "HOT"]
-
-#: the options of every kernel and helper: cached on disk, releases the GIL (the engine
-#: spreads runs over threads), numpy's float semantics (no ZeroDivisionError checks)
-NJIT = dict(cache=True, nogil=True, error_model="numpy")
-#: the options of per-step helpers that allocate nothing: no NRT, so numba emits no
-#: reference counting for their array arguments (atomic calls that cost up to a third of
-#: a CascadeKL-UCB step when ``play`` was inlined at numba's IR level)
-HOT = dict(cache=True, nogil=True, error_model="numpy", _nrt=False)
+__all__ = [
+    "select_top", "observe_w0", "step_buffers", "play", "finish", "NJIT", "INNER", "HOT",
+    "helper", "python_twin",
+]  # fmt: skip
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def select_top(idx, K, taken, out):
     """``out[:K]`` = the K items of largest ``idx``, decreasing, ties to the smaller id."""
     L = idx.size
@@ -57,7 +52,7 @@ def select_top(idx, K, taken, out):
         out[k] = best
 
 
-@numba.njit(**NJIT)
+@helper(INNER)
 def observe_w0(ukey, attract):
     """(S, N) after Algorithm 1's initial observation of w_0: T_0(e) = 1, S_0(e) = w_0(e)."""
     L = attract.size
@@ -69,7 +64,7 @@ def observe_w0(ukey, attract):
     return S, N
 
 
-@numba.njit(**NJIT)
+@helper(INNER)
 def step_buffers(L, K):
     """(idx (L,) float, taken (L,) bool, sel (K,) int, lst (K,) int, clicks (K,) int,
     scratch (K,) float): the work arrays of one step."""
@@ -83,7 +78,7 @@ def step_buffers(L, K):
     )
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def play(
     t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
     sel, lst, clicks, scratch, trace, regret_out,
@@ -120,7 +115,7 @@ def play(
     return cum, j, nobs, last
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def finish(N, counts_out):
     """Copy the final observation counts T_n(e)."""
     for e in range(N.size):

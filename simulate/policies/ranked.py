@@ -46,11 +46,11 @@ from cascading_bandits.simulate.policies._klucb_states import (
     states_new,
     states_top,
 )
-from cascading_bandits.simulate.policies.kernel import NJIT, finish, select_top
+from cascading_bandits.simulate.policies.kernel import INNER, NJIT, finish, helper, select_top
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 
-@numba.njit(**NJIT)
+@helper(INNER)
 def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
               regret_out, rba):  # fmt: skip
     """Show ``lst``, update the K bandits, count and add the regret; returns (cum, j).
@@ -84,7 +84,7 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, s
     return cum, j
 
 
-@numba.njit(**NJIT)
+@helper(INNER)
 def _state(K, L):
     """(S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch) of a run."""
     return (

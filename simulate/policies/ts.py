@@ -46,8 +46,10 @@ import numpy as np
 
 from cascading_bandits.simulate.policies.kernel import (
     HOT,
+    INNER,
     NJIT,
     finish,
+    helper,
     observe_w0,
     play,
     select_top,
@@ -96,7 +98,7 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
     finish(N, counts_out)
 
 
-@numba.njit(**HOT)
+@helper(HOT)
 def _top_among(idx, cand, nc, K, out):
     """``out[:K]`` = the K candidates of largest ``idx``, decreasing, ties to the smaller id."""
     for k in range(K):
@@ -118,7 +120,7 @@ def _top_among(idx, cand, nc, K, out):
             cand[i] = -1 - cand[i]
 
 
-@numba.njit(**NJIT)
+@helper(INNER)
 def _recentre(S, N, a, b, idx, K, c1, c2, dirty2):
     """Thresholds on this step's samples ``idx`` (all L of them); every item's CDF there.
 

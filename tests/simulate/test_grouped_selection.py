@@ -18,16 +18,18 @@ from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.engine import GROUP_MIN, GROUP_MIN_RANKED, simulate_runs
+from cascading_bandits.simulate.jitopts import python_twin
 from cascading_bandits.simulate.models import make_model
-from cascading_bandits.simulate.policies._klucb_states import (
-    _home,
-    states_grow,
-    states_move,
-    states_new,
-    states_top,
-)
-from cascading_bandits.simulate.policies.kernel import select_top
+from cascading_bandits.simulate.policies import _klucb_states as kst
+from cascading_bandits.simulate.policies import kernel as kern
 from cascading_bandits.simulate.rng import policy_keys, users_keys
+
+# the helpers are compiled for kernels only: their Python-callable twins (same source)
+_home, states_grow, states_move, states_new, states_top, select_top = (
+    python_twin(f)
+    for f in (kst._home, kst.states_grow, kst.states_move, kst.states_new, kst.states_top,
+              kern.select_top)
+)  # fmt: skip
 
 L, K = 300, 4
 KLUCB_COMBOS = [

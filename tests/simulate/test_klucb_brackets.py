@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import klucb_index_mp, klucb_scalar
+from cascading_bandits.simulate.jitopts import python_twin
 from cascading_bandits.simulate.policies import _klucb_select as sel
 
 
@@ -31,9 +32,11 @@ def _state(s, n):
 
 def _bracket_now(S, N, F, Ist, th):
     if Ist[0, sel.KN] != N[0]:
-        sel._set_ref(S, N, F, Ist, 0, th)
+        python_twin(sel._set_ref)(S, N, F, Ist, 0, th)
     p = S[0] / N[0] if N[0] > 0 else 0.0
-    lo, hi, qn = sel._bracket(p, float(N[0]), th, F[0, sel.Q0], F[0, sel.K0], F[0, sel.ID0])
+    lo, hi, qn = python_twin(sel._bracket)(
+        p, float(N[0]), th, F[0, sel.Q0], F[0, sel.K0], F[0, sel.ID0]
+    )
     F[0, sel.QN] = qn
     return p, lo, hi
 
@@ -91,7 +94,7 @@ def test_brackets_follow_the_state_and_refinement_keeps_the_index(n, frac, t, mo
         Ist[0, sel.EX] = 2 if lo == hi else 0
         v = _holds(p, N[0], th, lo, hi)
         if Ist[0, sel.EX] == 0:
-            sel._refine(S, N, F, Ist, th, 0)
+            python_twin(sel._refine)(S, N, F, Ist, th, 0)
             lo2, hi2 = F[0, sel.LO], F[0, sel.HI]
             assert lo <= lo2 <= v <= hi2 <= hi
         S[0] += click

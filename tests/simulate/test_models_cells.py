@@ -10,6 +10,7 @@ from cascading_bandits.simulate.experiments import (
     default_checkpoints,
     get_experiment,
 )
+from cascading_bandits.simulate.jitopts import python_twin
 from cascading_bandits.simulate.models import CASCADE, DBN, CascadeModel, DBNModel, respond
 from cascading_bandits.simulate.results import CellResult
 from cascading_bandits.simulate.rng import policy_keys
@@ -38,7 +39,7 @@ def test_dbn_click_frequencies():
     n = 40000
     tot = np.zeros(3)
     for t in range(n):
-        respond(DBN, rho, nu, g, lst, 3, t, key, clicks)
+        python_twin(respond)(DBN, rho, nu, g, lst, 3, t, key, clicks)
         tot += clicks
     # P(reach 2) = g (1 - rho1 nu1); P(reach 3) = P(reach 2) g (1 - rho2 nu2)
     r2 = g * (1 - 0.3)
@@ -47,7 +48,7 @@ def test_dbn_click_frequencies():
     assert np.all(np.abs(tot / n - expect) < 5 * np.sqrt(expect * (1 - expect) / n))
     # cascade: at most one click, on the first attractive item
     for t in range(200):
-        respond(CASCADE, rho, nu, g, lst, 3, t, key, clicks)
+        python_twin(respond)(CASCADE, rho, nu, g, lst, 3, t, key, clicks)
         assert clicks.sum() <= 1
 
 

@@ -1,0 +1,80 @@
+"""numba options of the simulator's kernels and helpers, and Python-callable twins of helpers.
+
+numba builds two wrappers around every function it compiles: a CPython one (boxing and
+unboxing each argument, so that Python can call it) and a C one (for first-class function
+values). Neither is used by a helper that only kernels call, yet both are lowered,
+optimised, compiled to machine code and cached with it: measured on a first
+``cascading simulate`` (empty numba cache), they were about a tenth of the compile time of
+a KL-UCB kernel, more for helpers with many array arguments. So:
+
+* :data:`NJIT` -- run kernels (called from Python): no C wrapper;
+* :data:`INNER` -- helpers that allocate (numba's runtime, NRT) and are called only from
+  kernels: no wrapper at all;
+* :data:`HOT` -- per-step helpers that allocate nothing: no wrapper, and no NRT, so numba
+  emits no reference counting for their array arguments (atomic calls that cost up to a
+  third of a CascadeKL-UCB step when ``play`` was inlined at numba's IR level).
+
+All are cached on disk, release the GIL (the engine spreads runs over threads) and use
+numpy's float semantics (no ZeroDivisionError checks). Decorate a kernel with
+``@numba.njit(**NJIT)`` and a helper with ``@helper(INNER)`` or ``@helper(HOT)``: numba
+would crash the interpreter on a Python call of a function compiled without its CPython
+wrapper, and :func:`helper` makes that call a ``TypeError`` instead. :func:`python_twin`
+compiles a copy that Python can call (tests, interactive checks): the same source and
+callees, so the same machine code for the same arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numba
+from numba.core.registry import CPUDispatcher
+
+__all__ = ["NJIT", "INNER", "HOT", "helper", "python_twin"]
+
+NJIT = dict(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
+INNER = dict(NJIT, no_cpython_wrapper=True)
+HOT = dict(INNER, _nrt=False)
+
+
+class HelperDispatcher(CPUDispatcher):
+    """A numba function compiled for kernels only: a Python call raises instead of crashing."""
+
+    def __call__(self, *args, **kwargs):
+        name = self.py_func.__qualname__
+        raise TypeError(
+            f"{name} is compiled for numba kernels only (no Python entry point); "
+            f"call python_twin({name})(...) from Python"
+        )
+
+
+def helper(options):
+    """Decorator: compile a helper with ``options`` (:data:`INNER`, :data:`HOT`) for kernels.
+
+    The result is a numba dispatcher that kernels call as any other; a call from Python
+    raises ``TypeError`` (use :func:`python_twin`).
+    """
+
+    def wrap(fn):
+        ref = numba.njit(**options)(fn)  # numba's own reading of the options
+        disp = HelperDispatcher(py_func=fn, locals=ref.locals, targetoptions=ref.targetoptions)
+        if options.get("cache"):
+            disp.enable_caching()
+        return disp
+
+    return wrap
+
+
+@functools.cache
+def python_twin(fn):
+    """A Python-callable copy of the numba function ``fn`` (compiled on first call, cached).
+
+    ``fn`` is a dispatcher made with :data:`HOT`, :data:`INNER` or any other options; the
+    twin has the same options less ``no_cpython_wrapper``.
+    """
+    if not isinstance(fn, numba.core.registry.CPUDispatcher):
+        raise ValueError(f"python_twin needs a numba-compiled function, got {fn!r}")
+    opts = {
+        k: v for k, v in fn.targetoptions.items() if k not in ("no_cpython_wrapper", "nopython")
+    }
+    return numba.njit(**opts)(fn.py_func)
