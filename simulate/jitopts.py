@@ -72,7 +72,7 @@ def python_twin(fn):
     ``fn`` is a dispatcher made with :data:`HOT`, :data:`INNER` or any other options; the
     twin has the same options less ``no_cpython_wrapper``.
     """
-    if not isinstance(fn, numba.core.registry.CPUDispatcher):
+    if not isinstance(fn, CPUDispatcher):
         raise ValueError(f"python_twin needs a numba-compiled function, got {fn!r}")
     opts = {
         k: v for k, v in fn.targetoptions.items() if k not in ("no_cpython_wrapper", "nopython")

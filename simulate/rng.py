@@ -114,6 +114,7 @@ def _policy_uniform(key, t, index, width, j):
     return uniform(key, POLICY, t, index, width, j % _SUB)
 
 
+# not INNER: keeps numba's default error model and the GIL, as before
 @helper(dict(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True))
 def _gamma_draw(a, key, t, index, width, j):
     """Gamma(a, 1) for a >= 1 by Marsaglia and Tsang (2000), from policy sub-draws j, j+1, ...
