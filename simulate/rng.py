@@ -52,8 +52,10 @@ __all__ = [
     "POLICY",
     "N_STREAMS",
     "counter",
+    "bits",
     "uniform",
     "uniform_py",
+    "bits_py",
     "beta_draw",
     "beta_inverse_draw",
     "users_keys",
@@ -83,52 +85,141 @@ def counter(stream, t, index, width, j):
 
 
 @numba.njit(cache=True, inline="always")
-def uniform(key, stream, t, index, width, j):
-    """Uniform in [0, 1) on the 2**-53 grid: SplitMix64 output number ``counter`` of ``key``."""
+def bits(key, stream, t, index, width, j):
+    """The 64-bit SplitMix64 output number ``counter(stream, t, index, width, j)`` of ``key``."""
     z = key + (counter(stream, t, index, width, j) + _ONE) * _GAMMA
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
-    z = z ^ (z >> _S31)
-    return np.float64(z >> _S11) * _TWO_M53
+    return z ^ (z >> _S31)
+
+
+@numba.njit(cache=True, inline="always")
+def uniform(key, stream, t, index, width, j):
+    """Uniform in [0, 1) on the 2**-53 grid: the top 53 bits of :func:`bits`."""
+    return np.float64(np.int64(bits(key, stream, t, index, width, j) >> _S11)) * _TWO_M53
 
 
 _MASK = (1 << 64) - 1
 
 
-def uniform_py(key, stream, t, index, width, j=0):
-    """Pure-Python integer version of :func:`uniform` (the test suite's independent copy)."""
+def bits_py(key, stream, t, index, width, j=0):
+    """Pure-Python integer version of :func:`bits` (the test suite's independent copy)."""
     key = int(key)
     c = ((int(t) * int(width) + int(index)) * N_STREAMS + int(stream)) * _SUB + int(j)
     z = (key + (c + 1) * 0x9E3779B97F4A7C15) & _MASK
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    z = z ^ (z >> 31)
-    return (z >> 11) * _TWO_M53
+    return z ^ (z >> 31)
+
+
+def uniform_py(key, stream, t, index, width, j=0):
+    """Pure-Python integer version of :func:`uniform` (the test suite's independent copy)."""
+    return (bits_py(key, stream, t, index, width, j) >> 11) * _TWO_M53
+
+
+@numba.njit(cache=True, inline="always")
+def _policy_bits(key, t, index, width, j):
+    """Sub-draw ``j`` (any j >= 0) of the policy stream, 64 bits; beyond 255 the key is varied."""
+    if j >= _SUB:
+        key = key ^ (np.uint64(j // _SUB) * _M2)
+    return bits(key, POLICY, t, index, width, j % _SUB)
 
 
 @numba.njit(cache=True, inline="always")
 def _policy_uniform(key, t, index, width, j):
-    """Sub-draw ``j`` (any j >= 0) of the policy stream; beyond 255 the key is varied."""
-    if j >= _SUB:
-        key = key ^ (np.uint64(j // _SUB) * _M2)
-    return uniform(key, POLICY, t, index, width, j % _SUB)
+    """Sub-draw ``j`` of the policy stream as a uniform in [0, 1) (:func:`uniform`)."""
+    return np.float64(np.int64(_policy_bits(key, t, index, width, j) >> _S11)) * _TWO_M53
+
+
+# --------------------------------------------------------------------------
+# standard normal variates: the ziggurat of Marsaglia and Tsang
+# --------------------------------------------------------------------------
+# Marsaglia and Tsang, "The Ziggurat Method for Generating Random Variables", J. Stat.
+# Software 5(8), 2000: the area under f(x) = exp(-x^2 / 2), x >= 0, is covered by ZIG_N
+# layers of equal area v -- a base strip [0, r] x [0, f(r)] plus the tail beyond r, and
+# rectangles [0, x_i] x [f(x_i), f(x_(i+1))] above it, x_1 = r > x_2 > ... > x_N = 0, with
+# x_(i+1) = f^-1(v / x_i + f(x_i)). r is the root of "the top layer closes", x_(N-1) (1 -
+# f(x_(N-1))) = v; for N = 256, r = 3.6541528853610088 (derived again in mpmath by the test
+# suite, tests/simulate/test_normal_draws.py) and v = r f(r) + int_r^inf f.
+# One draw of 64 bits picks the layer i (bits 0-7), the sign (bit 8) and u in [0, 1) (bits
+# 11-63), independent bits (the remedy of Doornik, "An Improved Ziggurat Method to Generate
+# Normal Random Samples", 2005, for the original's dependence between layer and value).
+# x = u x_i is accepted at once if x < x_(i+1) (about 98.8% of draws, no transcendental
+# function); else the tail (layer 0, Marsaglia's exponential method) or the wedge (one more
+# uniform and one exp) decide, and a rejected point starts over. Exact, like any rejection
+# sampler, up to the float64 rounding of the tables (relative 1e-16 of a layer's area).
+ZIG_N = 256
+ZIG_R = 3.6541528853610088
+
+
+def _ziggurat_tables(n: int = ZIG_N, r: float = ZIG_R):
+    """(x (n + 1,), f(x) (n + 1,)) float64: x_0 = v / f(r) (the base layer's width with
+    its tail), x_1 = r, ..., x_n = 0, and f at each tabulated x; computed in mpmath at 40
+    digits and rounded once, so every machine gets the same tables."""
+    import mpmath as mp
+
+    with mp.workdps(40):
+        rr = mp.mpf(r)
+        f = lambda x: mp.exp(-x * x / 2)  # noqa: E731
+        v = rr * f(rr) + mp.sqrt(mp.pi / 2) * mp.erfc(rr / mp.sqrt(2))
+        xs = [v / f(rr), rr]
+        for _ in range(2, n):
+            xs.append(mp.sqrt(-2 * mp.log(v / xs[-1] + f(xs[-1]))))
+        xs.append(mp.mpf(0))
+        x = np.array([float(a) for a in xs])
+        fx = np.array([float(f(mp.mpf(a))) for a in x])  # f of the tabulated x
+    return x, fx
+
+
+ZIG_X, ZIG_F = _ziggurat_tables()
+_LAYER = np.uint64(ZIG_N - 1)
+_SIGN = np.uint64(8)
+
+
+@numba.njit(cache=True, inline="always")
+def _normal_draw(key, t, index, width, j):
+    """Standard normal by the ziggurat (above) from policy sub-draws j, j+1, ...
+
+    Returns (draw, next unused sub-draw number); a draw takes one sub-draw 98.8% of the time.
+    """
+    while True:
+        z = _policy_bits(key, t, index, width, j)
+        j += 1
+        i = np.int64(z & _LAYER)
+        u = np.float64(np.int64(z >> _S11)) * _TWO_M53
+        x = u * ZIG_X[i]
+        neg = (z >> _SIGN) & _ONE
+        if x < ZIG_X[i + 1]:
+            return (-x if neg else x), j
+        if i == 0:  # the tail beyond r: r + e1 / r-scaled exponentials until 2 e2 > e1^2
+            while True:
+                e1 = -math.log1p(-_policy_uniform(key, t, index, width, j)) / ZIG_R
+                e2 = -math.log1p(-_policy_uniform(key, t, index, width, j + 1))
+                j += 2
+                if e2 + e2 > e1 * e1:
+                    x = ZIG_R + e1
+                    return (-x if neg else x), j
+        y = ZIG_F[i] + _policy_uniform(key, t, index, width, j) * (ZIG_F[i + 1] - ZIG_F[i])
+        j += 1
+        if y < math.exp(-0.5 * x * x):
+            return (-x if neg else x), j
 
 
 # not INNER: keeps numba's default error model and the GIL, as before
-@helper(dict(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True))
+@helper(dict(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, error_model="numpy"))
 def _gamma_draw(a, key, t, index, width, j):
     """Gamma(a, 1) for a >= 1 by Marsaglia and Tsang (2000), from policy sub-draws j, j+1, ...
 
-    Normals by Box-Muller (two uniforms each). Returns (draw, next unused sub-draw number).
+    Normals by the ziggurat (:func:`_normal_draw`), then one uniform for the acceptance test
+    (its squeeze accepts about 98% without a logarithm). Returns (draw, next unused sub-draw
+    number).
     """
     d = a - 1.0 / 3.0
     cc = 1.0 / math.sqrt(9.0 * d)
     while True:
-        u1 = _policy_uniform(key, t, index, width, j)
-        u2 = _policy_uniform(key, t, index, width, j + 1)
-        u3 = 1.0 - _policy_uniform(key, t, index, width, j + 2)  # in (0, 1]: log u3 is finite
-        j += 3
-        x = math.sqrt(-2.0 * math.log1p(-u1)) * math.cos(2.0 * math.pi * u2)
+        x, j = _normal_draw(key, t, index, width, j)
+        u3 = 1.0 - _policy_uniform(key, t, index, width, j)  # in (0, 1]: log u3 is finite
+        j += 1
         v = 1.0 + cc * x
         if v <= 0.0:
             continue

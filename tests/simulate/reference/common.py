@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from cascading_bandits.simulate.rng import ATTRACT, PERSIST, POLICY, SATISFY, uniform_py
+from cascading_bandits.simulate.rng import ATTRACT, PERSIST, POLICY, SATISFY, bits_py, uniform_py
 
 _SUB = 256
 
@@ -16,11 +16,16 @@ def threshold(t, c):
     return lg + c * llg
 
 
-def policy_u(key, t, e, L, j):
-    """Sub-draw j of the policy stream of (t, e) (beyond 255 the key is varied)."""
+def policy_bits(key, t, e, L, j):
+    """Sub-draw j of the policy stream of (t, e), 64 bits (beyond 255 the key is varied)."""
     if j >= _SUB:
         key = key ^ (((j // _SUB) * 0x94D049BB133111EB) & ((1 << 64) - 1))
-    return uniform_py(key, POLICY, t, e, L, j % _SUB)
+    return bits_py(key, POLICY, t, e, L, j % _SUB)
+
+
+def policy_u(key, t, e, L, j):
+    """Sub-draw j of the policy stream of (t, e) as a uniform on the 2**-53 grid."""
+    return (policy_bits(key, t, e, L, j) >> 11) * 2.0**-53
 
 
 def clicks_py(model, rho, nu, gamma, lst, t, key):

@@ -1,7 +1,8 @@
 """cascade-ts(prior=a,b): Beta(a + S, b + T - S) samples.
 
-Pure-Python Marsaglia-Tsang below INVERSION_MIN_L items, SciPy's betaincinv of the policy
-uniform from there on (the policy's definition, simulate.policies.ts).
+Pure-Python Marsaglia-Tsang (with the ziggurat normals of simulate.rng) below
+INVERSION_MIN_L items, SciPy's betaincinv of the policy uniform from there on (the
+policy's definition, simulate.policies.ts).
 """
 
 import math
@@ -9,18 +10,41 @@ import math
 from scipy.special import betainc, betaincinv
 
 from cascading_bandits.simulate.policies.ts import INVERSION_MIN_L
+from cascading_bandits.simulate.rng import ZIG_F, ZIG_R, ZIG_X
 
-from .common import cascade_run, policy_u
+from .common import cascade_run, policy_bits, policy_u
+
+
+def normal_py(key, t, e, L, j):
+    """Standard normal by the ziggurat of simulate.rng (its tables), from sub-draws j, ..."""
+    while True:
+        z = policy_bits(key, t, e, L, j)
+        j += 1
+        i, neg = z & 255, (z >> 8) & 1
+        x = (z >> 11) * 2.0**-53 * float(ZIG_X[i])
+        if x < float(ZIG_X[i + 1]):
+            return (-x if neg else x), j
+        if i == 0:
+            while True:
+                e1 = -math.log1p(-policy_u(key, t, e, L, j)) / ZIG_R
+                e2 = -math.log1p(-policy_u(key, t, e, L, j + 1))
+                j += 2
+                if e2 + e2 > e1 * e1:
+                    return (-(ZIG_R + e1) if neg else ZIG_R + e1), j
+        f0, f1 = float(ZIG_F[i]), float(ZIG_F[i + 1])
+        y = f0 + policy_u(key, t, e, L, j) * (f1 - f0)
+        j += 1
+        if y < math.exp(-0.5 * x * x):
+            return (-x if neg else x), j
 
 
 def _gamma(a, key, t, e, L, j):
     d = a - 1.0 / 3.0
     cc = 1.0 / math.sqrt(9.0 * d)
     while True:
-        u1, u2 = policy_u(key, t, e, L, j), policy_u(key, t, e, L, j + 1)
-        u3 = 1.0 - policy_u(key, t, e, L, j + 2)
-        j += 3
-        x = math.sqrt(-2.0 * math.log1p(-u1)) * math.cos(2.0 * math.pi * u2)
+        x, j = normal_py(key, t, e, L, j)
+        u3 = 1.0 - policy_u(key, t, e, L, j)
+        j += 1
         v = 1.0 + cc * x
         if v <= 0.0:
             continue
