@@ -61,7 +61,7 @@ def test_every_layer_has_the_same_area():
     assert ZIG_X[1] == ZIG_R and ZIG_X[-1] == 0.0 and ZIG_F[-1] == 1.0
     assert np.all(np.diff(ZIG_X[1:]) < 0)
     with mp.workdps(40):
-        f = lambda x: mp.exp(-mp.mpf(x) ** 2 / 2)  # noqa: E731
+        f = lambda x: mp.exp(-(mp.mpf(x) ** 2) / 2)  # noqa: E731
         r = mp.mpf(ZIG_R)
         v = r * f(r) + mp.sqrt(mp.pi / 2) * mp.erfc(r / mp.sqrt(2))
         assert abs(mp.mpf(ZIG_X[0]) * f(r) / v - 1) < 1e-15
