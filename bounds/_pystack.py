@@ -39,8 +39,10 @@ def _deep_caller():
         return None
     code = _call.__code__
     try:
+        # one name for every slot: 2**18 distinct names cost 0.24 s at import, this 0.01 s
+        # (the slots are never bound; a frame's locals map shows the bound ones only)
         big = code.replace(
-            co_varnames=code.co_varnames + tuple(f"_slot{i}" for i in range(SLOTS)),
+            co_varnames=code.co_varnames + ("_slot",) * SLOTS,
             co_nlocals=code.co_nlocals + SLOTS,
         )
         return types.FunctionType(big, {}, "deep_call")

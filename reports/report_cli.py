@@ -83,7 +83,12 @@ def _check(args):
 
     from cascading_bandits.reports.build import PAPER_HORIZON, PAPER_RUNS, QUICK_HORIZON, QUICK_RUNS
     from cascading_bandits.simulate.experiments import EXPERIMENTS, get_experiment
-    from cascading_bandits.simulate.sweep import check_resources, check_writable_dir, estimate
+    from cascading_bandits.simulate.sweep import (
+        VERIFY_SECONDS_PER_EXAMPLE,
+        check_resources,
+        check_writable_dir,
+        estimate,
+    )
 
     if args.workers is not None and args.scheduler is not None:
         raise ValueError("--workers is for local processes; with --scheduler the cluster decides")
@@ -95,13 +100,12 @@ def _check(args):
     runs = args.runs or (QUICK_RUNS if args.quick else PAPER_RUNS)
     horizon = args.horizon or (QUICK_HORIZON if args.quick else PAPER_HORIZON)
     examples = args.examples or (5 if args.quick else 50)
-    from cascading_bandits.verify.cli import _SECONDS_PER_EXAMPLE
 
     specs = [(c.L, c.K, c.policy, runs, horizon) for n in EXPERIMENTS for c in get_experiment(n)]
     need = estimate(specs, workers=args.workers or cores)
     check_resources(
         need["bytes"],
-        need["seconds"] + _SECONDS_PER_EXAMPLE * examples,
+        need["seconds"] + VERIFY_SECONDS_PER_EXAMPLE * examples,
         force=args.force,
         what=f"this report (--runs {runs} x --horizon {horizon}, --examples {examples})",
     )

@@ -50,11 +50,6 @@ def add_arguments(parser):
     add_force(parser)
 
 
-#: wall seconds per example over all claims: ``cascading verify --examples 5 --no-caveats``
-#: took 30 s on a loaded 2-core machine; charging it all to the examples overestimates
-_SECONDS_PER_EXAMPLE = 6.0
-
-
 def _fmt_slack(v):
     if v.min_slack is None:
         return "-"
@@ -130,7 +125,7 @@ def _plural(n, word):
 def run(args) -> int:
     from cascading_bandits import verify
     from cascading_bandits.reports.cli import emit_json, given
-    from cascading_bandits.simulate.sweep import check_resources
+    from cascading_bandits.simulate.sweep import VERIFY_SECONDS_PER_EXAMPLE, check_resources
 
     if args.list:
         extra = given(args, "claim", "examples", "seed", "full", "no_caveats", "force")
@@ -168,7 +163,7 @@ def run(args) -> int:
     if ids and args.no_caveats:
         raise ValueError("--no-caveats: caveats are computed only when every claim runs")
     check_resources(
-        0, _SECONDS_PER_EXAMPLE * examples, force=args.force, what=f"--examples {examples}"
+        0, VERIFY_SECONDS_PER_EXAMPLE * examples, force=args.force, what=f"--examples {examples}"
     )
     t0 = time.perf_counter()
     verdicts = verify.run_all(

@@ -88,3 +88,22 @@ def _swallow():
         deep_call(_raise_value_error)
     except ValueError:
         pass
+
+
+def test_tracebacks_with_locals_and_frame_locals_work_through_the_deep_frame():
+    """The deep frame's slots share one name and are never bound: introspection sees its
+    own arguments only (what a traceback with locals or a debugger reads)."""
+    import traceback
+
+    def look():
+        caller = sys._getframe(1)  # the deep frame (or the plain call's caller)
+        return dict(caller.f_locals)
+
+    seen = _in_new_thread(lambda: deep_call(look))
+    assert "_slot" not in seen
+    try:
+        _in_new_thread(lambda: deep_call(_raise_value_error))
+    except ValueError as exc:
+        te = traceback.TracebackException.from_exception(exc, capture_locals=True)
+        text = "".join(te.format())
+        assert "bad" in text and "_slot" not in text

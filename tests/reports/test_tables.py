@@ -241,6 +241,20 @@ def test_sign_summary_by_hand():
         T.sign_summary([row(None)])
 
 
+def test_sign_test_equals_scipy_binomtest():
+    from scipy.stats import binomtest
+
+    for n in range(0, 41):
+        for k in range(n + 1):
+            want = binomtest(k, n, 0.5).pvalue if n else 1.0
+            assert T.sign_test(k, n) == pytest.approx(want, rel=1e-12, abs=1e-300), (k, n)
+    for k, n in ((500, 1000), (3, 1000), (0, 60)):
+        assert T.sign_test(k, n) == pytest.approx(binomtest(k, n, 0.5).pvalue, rel=1e-10)
+    for bad in ((-1, 3), (4, 3), (1.0, 3), (True, 3), (1, None)):
+        with pytest.raises(ValueError, match="sign_test"):
+            T.sign_test(*bad)
+
+
 def test_dbn_rows_every_ranked_policy_with_figure1s_first():
     base = dbn_results(ratio=3.0)
     rba = [
