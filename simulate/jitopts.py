@@ -26,8 +26,10 @@ callees, so the same machine code for the same arguments.
 from __future__ import annotations
 
 import functools
+import types
 
 import numba
+from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["NJIT", "INNER", "HOT", "helper", "python_twin"]
@@ -77,4 +79,15 @@ def python_twin(fn):
     opts = {
         k: v for k, v in fn.targetoptions.items() if k not in ("no_cpython_wrapper", "nopython")
     }
-    return numba.njit(**opts)(fn.py_func)
+    f = fn.py_func
+    # the same code under another qualified name: numba names its cache files by that name
+    # and keys their entries by signature only, so a twin cached under fn's name would
+    # share (and overwrite) fn's entries, machine code without the CPython wrapper included
+    twin = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+    twin.__qualname__ = f"{f.__qualname__}.python_twin"
+    twin.__module__ = f.__module__
+    twin.__kwdefaults__ = f.__kwdefaults__
+    disp = numba.njit(**opts)(twin)
+    if not isinstance(fn._cache, NullCache):
+        disp.enable_caching()  # cached like fn (a twin compiled per process cost seconds)
+    return disp

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _report_fakes import dbn_results, table_results
 
@@ -135,8 +136,10 @@ FAKE_VERIFY = {
 }
 
 
-@pytest.fixture
-def fake_report(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def fake_report(tmp_path_factory):
+    """One report from the fakes, shared by the tests that only read it (figures included:
+    drawing them takes most of its 10 s)."""
     horizon = 1000
     fakes = {
         "table1": table_results("table1", shift=lambda c: -5.0, horizon=horizon),
@@ -149,11 +152,12 @@ def fake_report(tmp_path, monkeypatch):
         s.reused["fake"] = (57, 57)
         return fakes
 
-    monkeypatch.setattr(B, "run_experiments", run_experiments)
-    monkeypatch.setattr(B, "run_verify", lambda s, pending=None: FAKE_VERIFY)
-    monkeypatch.setattr(B, "start_verify", lambda s: None)
-    out = tmp_path / "rep"
-    md = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(B, "run_experiments", run_experiments)
+        mp.setattr(B, "run_verify", lambda s, pending=None: FAKE_VERIFY)
+        mp.setattr(B, "start_verify", lambda s: None)
+        out = tmp_path_factory.mktemp("fake") / "rep"
+        md = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=3)
     return out, md.read_text(encoding="utf-8"), fakes
 
 
@@ -252,6 +256,7 @@ def test_a_stored_search_adds_the_found_ledger_to_the_report_and_its_exports(tmp
     monkeypatch.setattr(B, "run_experiments", lambda s: fakes)
     monkeypatch.setattr(B, "run_verify", lambda s, pending=None: FAKE_VERIFY)
     monkeypatch.setattr(B, "start_verify", lambda s: None)
+    monkeypatch.setattr(B, "draw_figures", lambda data: {})  # not what this test is about
     out = tmp_path / "rep"
     (out / "results" / "search").mkdir(parents=True)
     src = ROOT / "docs" / "search" / "tightest_theorem3.json"
@@ -511,11 +516,23 @@ def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch):
         )
         return json.loads((tmp_path / name / "report.json").read_text())
 
+    def small_figures(data):
+        """Two small figures of the numbers (the real ones take seconds to draw; the
+        report built from the same fakes by ``fake_report`` draws those)."""
+        from matplotlib.figure import Figure
+
+        figs = {}
+        for stem, r in (("figure1", data["all"][0]), ("order", data["all"][-1])):
+            fig = Figure(figsize=(2, 1.5))
+            fig.subplots().plot(r.checkpoints, np.asarray(r.regret).mean(axis=0))
+            figs[stem] = fig
+        return figs
+
+    monkeypatch.setattr(B, "draw_figures", small_figures)
     js = build("a")
-    assert js["cached"]["figures"] is False and "figure1" in js["figures"]
+    assert js["cached"]["figures"] is False and set(js["figures"]) == {"figure1", "order"}
     drawn = []
-    real = B.draw_figures
-    monkeypatch.setattr(B, "draw_figures", lambda data: drawn.append(1) or real(data))
+    monkeypatch.setattr(B, "draw_figures", lambda data: drawn.append(1) or small_figures(data))
     js = build("b")
     assert drawn == [] and js["cached"]["figures"] is True
     for paths in js["figures"].values():

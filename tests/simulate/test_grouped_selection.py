@@ -122,8 +122,9 @@ def _check_table(S, N, tab):
         assert _lookup(s, n, sinfo, table, tmask) == sl
         members = np.nonzero((S == s) & (N == n))[0]
         assert sinfo[sl, 2] == members.size
-        got = [w * 64 + b for w in range(bits.shape[1]) for b in range(64) if bits[sl, w] >> b & 1]
-        assert got == members.tolist()
+        # bit b of word w is item 64 w + b (little-endian bytes, least significant bit first)
+        flags = np.unpackbits(bits[sl].astype("<u8").view(np.uint8), bitorder="little")
+        assert np.flatnonzero(flags).tolist() == members.tolist()
         assert all(islot[e] == sl for e in members)
     for sl in perm[meta[0] :]:
         assert not bits[sl].any()

@@ -27,3 +27,13 @@ def test_python_twin_runs_the_same_source():
 def test_python_twin_rejects_what_is_not_a_numba_function():
     with pytest.raises(ValueError, match="numba-compiled"):
         python_twin(kern.select_top.py_func)
+
+
+def test_python_twin_is_cached_apart_from_its_helper():
+    """A twin is cached on disk (not recompiled by every process), under files of its own:
+    numba keys cache entries by signature only, so sharing the helper's files would hand one
+    the other's machine code (the helper's has no CPython wrapper)."""
+    twin = python_twin(select_top)
+    assert twin._cache._cache_file._index_name != select_top._cache._cache_file._index_name
+    assert "python_twin" in twin._cache._cache_file._index_name
+    assert twin.py_func.__code__ is select_top.py_func.__code__

@@ -22,12 +22,13 @@ both survives them. These tests check the paper's rules directly:
   6e-7 per step);
 * the paper's experiments use c = 3 (Section 3.2).
 
-The engine is called only through :func:`_engine_trace` (lists and clicks) and
-:func:`cascading_bandits.simulate.runner.run_cell`.
+The engine is called only through :func:`cascading_bandits.simulate.engine.simulate_runs`
+(:func:`_engine_trace` for lists and clicks; many runs for the expected regret).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -36,9 +37,10 @@ import pytest
 
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.bounds.kl import klucb_index
+from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.experiments import Cell, b_lb_cell, get_experiment
 from cascading_bandits.simulate.models import CascadeModel, DBNModel
-from cascading_bandits.simulate.runner import run_cell
+from cascading_bandits.simulate.rng import policy_keys, users_keys
 
 # ---------------------------------------------------------------------------------------
 # the one place that calls the engine for lists and clicks
@@ -295,29 +297,37 @@ def _outcomes(model, lst):
 
 
 def exact_expected_regret(model, policy, order, n):
-    """E[R(t)] for t = 1..n, enumerating w_0 and every click outcome of steps 1..n-1."""
+    """E[R(t)] for t = 1..n, over w_0 and every click outcome of steps 1..n-1.
+
+    Forward over the steps: the probability of each learner state (S, N) before step t
+    (paths reaching the same state are merged, so each state's list is computed once).
+    """
     L, K = model.L, model.K
     rho = model.weights if isinstance(model, CascadeModel) else model.rho
     fstar = best_reward(model)
     per_step = np.zeros(n)
-
-    def step(t, S, N, p):
-        if t > n or p == 0.0:
-            return
-        idx = paper_index(policy, S, N, t)
-        top = sorted(range(L), key=lambda e: (-idx[e], e))[:K]
-        lst = top if order == "best-first" else top[::-1]
-        per_step[t - 1] += p * (fstar - reward(model, lst))
-        if t == n:
-            return
-        for clicks, q in _outcomes(model, lst):
-            S2, N2 = S.copy(), N.copy()
-            observe(S2, N2, np.array(lst), np.array(clicks))
-            step(t + 1, S2, N2, p * q)
-
+    level = {}
     for w0 in itertools.product((0, 1), repeat=L):
         p0 = math.prod(rho[e] if w0[e] else 1.0 - rho[e] for e in range(L))
-        step(1, np.array(w0, np.int64), np.ones(L, np.int64), p0)
+        key = (w0, (1,) * L)
+        level[key] = level.get(key, 0.0) + p0
+    for t in range(1, n + 1):
+        nxt = {}
+        for (S, N), p in level.items():
+            if p == 0.0:
+                continue
+            idx = paper_index(policy, np.array(S, np.int64), np.array(N, np.int64), t)
+            top = sorted(range(L), key=lambda e: (-idx[e], e))[:K]
+            lst = top if order == "best-first" else top[::-1]
+            per_step[t - 1] += p * (fstar - reward(model, lst))
+            if t == n:
+                continue
+            for clicks, q in _outcomes(model, lst):
+                S2, N2 = np.array(S, np.int64), np.array(N, np.int64)
+                observe(S2, N2, np.array(lst), np.array(clicks))
+                key = (tuple(S2.tolist()), tuple(N2.tolist()))
+                nxt[key] = nxt.get(key, 0.0) + p * q
+        level = nxt
     return np.cumsum(per_step)
 
 
@@ -344,6 +354,14 @@ TINY = {
 }
 
 
+@functools.cache
+def _tiny_keys(w, runs):
+    """The runs' keys, made once for all the cases below (SeedSequence takes 36 us a key,
+    3 s for 2 x 40,000; run_cell's own keys are tested in test_seeds_crn)."""
+    ss = np.random.SeedSequence(2015)
+    return users_keys(ss, w, runs), policy_keys(ss, runs)
+
+
 @pytest.mark.parametrize("name", sorted(TINY))
 @pytest.mark.parametrize("order", ["best-first", "worst-first"])
 @pytest.mark.parametrize("policy", ["cascade-ucb1", "cascade-klucb"])
@@ -352,10 +370,10 @@ def test_expected_regret_of_the_first_steps(policy, order, name):
     n, runs = 6, 40_000
     model = CascadeModel(w, K) if kind == "cascade" else DBNModel(w, K, nu, gamma)
     exact = exact_expected_regret(model, policy, order, n)
-    cell = Cell("semantics", f"tiny-{name}", kind, w, K, policy, order, n, runs, nu=nu, gamma=gamma)
-    res = run_cell(cell, 2015, threads=1, checkpoints=np.arange(1, n + 1))
-    mean = res.regret.mean(axis=0)
-    se = res.regret.std(axis=0, ddof=1) / math.sqrt(runs)
+    uk, pk = _tiny_keys(w, runs)
+    regret = simulate_runs(model, policy, order, n, uk, pk, np.arange(1, n + 1), threads=1)[0]
+    mean = regret.mean(axis=0)
+    se = regret.std(axis=0, ddof=1) / math.sqrt(runs)
     z = (mean - exact) / np.maximum(se, 1e-12)
     assert (np.abs(z) < 5).all(), (exact, mean, z)
     assert exact[-1] > 0.1  # the instance is not trivial: the learner does pay regret
