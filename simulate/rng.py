@@ -176,7 +176,8 @@ _LAYER = np.uint64(ZIG_N - 1)
 _SIGN = np.uint64(8)
 
 
-@numba.njit(cache=True, inline="always")
+# a helper, not inlined in numba's IR: IR inlining of this loop cost a second per compile
+@helper(dict(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, error_model="numpy"))
 def _normal_draw(key, t, index, width, j):
     """Standard normal by the ziggurat (above) from policy sub-draws j, j+1, ...
 
@@ -236,7 +237,7 @@ def beta_draw(a, b, key, t, index, width):
 
     A pure function of (key, t, index): the Thompson sample of item ``index`` at step ``t``.
     """
-    x, j = _gamma_draw(a, key, t, index, width, 0)
+    x, j = _gamma_draw(a, key, t, index, width, np.int64(0))  # not a literal: compiled once
     y, j = _gamma_draw(b, key, t, index, width, j)
     return x / (x + y)
 

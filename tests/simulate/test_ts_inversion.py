@@ -138,3 +138,23 @@ def test_lazy_equals_plain_dbn_and_edges():
 @pytest.mark.slow
 def test_lazy_equals_plain_at_2048_items():
     _lazy_vs_plain(2048, 4, 2000, 2, 14)
+
+
+@pytest.mark.parametrize("L_", [3, 20, 21, 300])
+def test_recentre_thresholds_are_the_order_statistics(L_):
+    """x1, x2: the (K + M1)-th and (K + M2)-th largest samples (the smallest when L is
+    smaller), ties included; E1 = sum of 1 - c1."""
+    from cascading_bandits.simulate.jitopts import python_twin
+    from cascading_bandits.simulate.policies.ts import M1, M2, _recentre
+
+    rng = np.random.default_rng(L_)
+    K = 4
+    idx = np.round(rng.random(L_), 2)  # many ties
+    S = rng.integers(0, 5, L_).astype(np.int64)
+    N = S + rng.integers(1, 5, L_)
+    c1, c2, dirty = np.empty(L_), np.empty(L_), np.ones(L_, np.bool_)
+    x1, x2, E1 = python_twin(_recentre)(S, N, 1.0, 1.0, idx, K, c1, c2, dirty)
+    srt = np.sort(idx)
+    assert x1 == srt[max(L_ - (K + M1), 0)] and x2 == srt[max(L_ - (K + M2), 0)]
+    assert not dirty.any() and E1 == pytest.approx(np.sum(1.0 - c1), rel=1e-12)
+    assert c1.tolist() == [sp_betainc(1.0 + s, 1.0 + n - s, x1) for s, n in zip(S, N, strict=True)]
