@@ -239,7 +239,10 @@ def _attach_values(parser, argv: list[str]) -> list[str]:
 def main(argv=None) -> int:
     """Run ``cascading`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(only=next((t for t in argv if t in SUBCOMMANDS), None))
+    only = next((t for t in argv if t in SUBCOMMANDS), None)
+    if only is None and "--version" in argv:
+        only = ""  # no subcommand's options are needed: import none (verify's took 2 s)
+    parser = build_parser(only=only)
     try:
         args, extra = parser.parse_known_args(_attach_values(parser, argv))
     except SystemExit as exc:  # --help, --version, usage errors: argparse has printed

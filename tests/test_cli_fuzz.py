@@ -348,6 +348,13 @@ def test_console_script_version(tmp_path):
 
     p = subprocess.run(_script() + ["--version"], capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 0 and p.stdout.strip() == f"cascading {version('cascading-bandits')}"
+    # without a subcommand's modules: verify's import alone took 2 s
+    code = (
+        "import sys; from cascading_bandits.reports.cli import main; s = main(['--version']); "
+        "print(s, sorted(m for m in sys.modules if m.startswith('cascading_bandits.verify')))"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert p.stdout.splitlines()[-1] == "0 []", p.stdout + p.stderr
 
 
 def test_zz_report_counts(capsys):
