@@ -138,8 +138,8 @@ FAKE_VERIFY = {
 
 @pytest.fixture(scope="module")
 def fake_report(tmp_path_factory):
-    """One report from the fakes, shared by the tests that only read it (figures included:
-    drawing them takes most of its 10 s)."""
+    """One report from the fakes, shared by the tests that only read it; no figures (they
+    took most of its 10 s; test_build's report from the same fakes draws them all)."""
     horizon = 1000
     fakes = {
         "table1": table_results("table1", shift=lambda c: -5.0, horizon=horizon),
@@ -156,6 +156,7 @@ def fake_report(tmp_path_factory):
         mp.setattr(B, "run_experiments", run_experiments)
         mp.setattr(B, "run_verify", lambda s, pending=None: FAKE_VERIFY)
         mp.setattr(B, "start_verify", lambda s: None)
+        mp.setattr(B, "draw_figures", lambda data: {})
         out = tmp_path_factory.mktemp("fake") / "rep"
         md = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=3)
     return out, md.read_text(encoding="utf-8"), fakes
@@ -517,8 +518,8 @@ def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch):
         return json.loads((tmp_path / name / "report.json").read_text())
 
     def small_figures(data):
-        """Two small figures of the numbers (the real ones take seconds to draw; the
-        report built from the same fakes by ``fake_report`` draws those)."""
+        """Two small figures of the numbers (the real ones take seconds to draw;
+        test_build's report draws those)."""
         from matplotlib.figure import Figure
 
         figs = {}
