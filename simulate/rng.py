@@ -192,7 +192,7 @@ def _normal_draw(key, t, index, width, j):
         neg = (z >> _SIGN) & _ONE
         if x < ZIG_X[i + 1]:
             return (-x if neg else x), j
-        if i == 0:  # the tail beyond r: r + e1 / r-scaled exponentials until 2 e2 > e1^2
+        if i == 0:  # the tail (Marsaglia): e1 = -log(U)/r, e2 = -log(U'); r + e1 if 2 e2 > e1^2
             while True:
                 e1 = -math.log1p(-_policy_uniform(key, t, index, width, j)) / ZIG_R
                 e2 = -math.log1p(-_policy_uniform(key, t, index, width, j + 1))
@@ -206,7 +206,7 @@ def _normal_draw(key, t, index, width, j):
             return (-x if neg else x), j
 
 
-# not INNER: keeps numba's default error model and the GIL, as before
+# not INNER: keeps the GIL, as before (numpy's error model: no division checks, same bits)
 @helper(dict(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, error_model="numpy"))
 def _gamma_draw(a, key, t, index, width, j):
     """Gamma(a, 1) for a >= 1 by Marsaglia and Tsang (2000), from policy sub-draws j, j+1, ...
