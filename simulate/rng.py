@@ -42,7 +42,7 @@ import math
 import numba
 import numpy as np
 
-from cascading_bandits.simulate.jitopts import helper
+from cascading_bandits.simulate.jitopts import HOT, helper
 from cascading_bandits.simulate.special import beta_quantile
 
 __all__ = [
@@ -94,9 +94,16 @@ def bits(key, stream, t, index, width, j):
 
 
 @numba.njit(cache=True, inline="always")
+def _unit(z):
+    """The top 53 bits of the 64-bit ``z`` as a float in [0, 1) on the 2**-53 grid (through
+    int64: the same value as from uint64, and a single conversion instruction)."""
+    return np.float64(np.int64(z >> _S11)) * _TWO_M53
+
+
+@numba.njit(cache=True, inline="always")
 def uniform(key, stream, t, index, width, j):
     """Uniform in [0, 1) on the 2**-53 grid: the top 53 bits of :func:`bits`."""
-    return np.float64(np.int64(bits(key, stream, t, index, width, j) >> _S11)) * _TWO_M53
+    return _unit(bits(key, stream, t, index, width, j))
 
 
 _MASK = (1 << 64) - 1
@@ -128,7 +135,7 @@ def _policy_bits(key, t, index, width, j):
 @numba.njit(cache=True, inline="always")
 def _policy_uniform(key, t, index, width, j):
     """Sub-draw ``j`` of the policy stream as a uniform in [0, 1) (:func:`uniform`)."""
-    return np.float64(np.int64(_policy_bits(key, t, index, width, j) >> _S11)) * _TWO_M53
+    return _unit(_policy_bits(key, t, index, width, j))
 
 
 # --------------------------------------------------------------------------
@@ -177,7 +184,7 @@ _SIGN = np.uint64(8)
 
 
 # a helper, not inlined in numba's IR: IR inlining of this loop cost a second per compile
-@helper(dict(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, error_model="numpy"))
+@helper(HOT)
 def _normal_draw(key, t, index, width, j):
     """Standard normal by the ziggurat (above) from policy sub-draws j, j+1, ...
 
@@ -187,8 +194,7 @@ def _normal_draw(key, t, index, width, j):
         z = _policy_bits(key, t, index, width, j)
         j += 1
         i = np.int64(z & _LAYER)
-        u = np.float64(np.int64(z >> _S11)) * _TWO_M53
-        x = u * ZIG_X[i]
+        x = _unit(z) * ZIG_X[i]
         neg = (z >> _SIGN) & _ONE
         if x < ZIG_X[i + 1]:
             return (-x if neg else x), j
@@ -206,8 +212,7 @@ def _normal_draw(key, t, index, width, j):
             return (-x if neg else x), j
 
 
-# not INNER: keeps the GIL, as before (numpy's error model: no division checks, same bits)
-@helper(dict(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, error_model="numpy"))
+@helper(HOT)
 def _gamma_draw(a, key, t, index, width, j):
     """Gamma(a, 1) for a >= 1 by Marsaglia and Tsang (2000), from policy sub-draws j, j+1, ...
 

@@ -133,19 +133,17 @@ def _recentre(S, N, a, b, idx, K, c1, c2, dirty2):
     # the (K + M1)-th and (K + M2)-th largest samples (the smallest if L is below): an
     # insertion buffer of the m largest, not np.sort (whose compilation took 1.5 s)
     m = min(K + M2, L)
-    top = np.empty(m)
-    n = 0
+    top = np.empty(m)  # decreasing; the m <= L samples (finite) fill every slot
+    for i in range(m):  # by hand: np.full compiles one more kernel
+        top[i] = -np.inf
     for e in range(L):
         x = idx[e]
-        if n == m and not x > top[m - 1]:
-            continue
-        i = n if n < m else m - 1
-        while i > 0 and top[i - 1] < x:
-            top[i] = top[i - 1]
-            i -= 1
-        top[i] = x
-        if n < m:
-            n += 1
+        if x > top[m - 1]:
+            i = m - 1
+            while i > 0 and top[i - 1] < x:
+                top[i] = top[i - 1]
+                i -= 1
+            top[i] = x
     x1 = top[min(K + M1, L) - 1]
     x2 = top[m - 1]
     E1 = 0.0
