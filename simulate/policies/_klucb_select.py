@@ -14,7 +14,7 @@ from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
 from cascading_bandits.simulate.policies.kernel import HOT, helper
 
-__all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "epoch"]
+__all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "FW", "IW", "epoch"]
 
 
 # --------------------------------------------------------------------------
@@ -63,17 +63,22 @@ def epoch(t, c, t_ep, th_ep):
     return t_ep, th_ep
 
 
-# The per-item state of the bracketed selection is packed in two arrays, F (L, 8) float64
-# and I (L, 8) int64 (columns below), so that a call passes few arrays: numba passes each
+# The per-item state of the bracketed selection is packed in two arrays, F (L, FW) float64
+# and I (L, IW) int64 (columns below), so that a call passes few arrays: numba passes each
 # array as seven machine words, and at L = 16 moving two dozen arrays into a call cost
 # about as much as the brackets themselves. All zeros is the empty state (KN = 0: an item
 # with N = 0 has a closed-form index and needs no reference; any other gets one at once).
-Q0, K0, ID0, QN, UB, LO, HI = 0, 1, 2, 3, 4, 5, 6  # F: reference point, kl(p, q0),
-# 1 / h'(q0), next reference (last Newton point), upper bound, bracket
-KN, UBT, UBN, EX, STAMP, CL, TK = 0, 1, 2, 3, 4, 5, 6  # I: N[e] when the reference was
-# set, upper bound valid to step UBT and set at count UBN, bracket exactness (0 bracket,
-# 1 refined, 2 exact), candidate stamp; CL, TK: row i holds the i-th candidate and
-# whether it was taken
+# The reference keeps p = S / N, 1 / N and 1 / kl(p, q0) too, so that a bracket costs no
+# division (a division's latency is that of a dozen multiplications): their rounding
+# moves a bracket's ends by a few ulps, far inside PAD.
+FW, IW = 16, 8  # columns of F and I (a row of F: two cache lines, of I: one)
+Q0, K0, ID0, QN, UB, LO, HI, P, IT, IK0 = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9  # F: reference
+# point, kl(p, q0), 1 / h'(q0), next reference (last Newton point), upper bound, bracket,
+# p, 1 / N (0 if N = 0), 1 / kl(p, q0) (0: the index has a closed form, no reference)
+KN, UBT, UBN, EX, STAMP, CL = 0, 1, 2, 3, 4, 5  # I: N[e] when the reference was set, upper
+# bound valid to step UBT and set at count UBN, bracket exactness (0 bracket, 1 refined,
+# 2 exact), candidate stamp; CL: row i holds the i-th candidate (by decreasing HI once
+# the brackets are made, _lazy_pops)
 
 
 @helper(HOT)
@@ -83,26 +88,33 @@ def _mean(S, N, e):
 
 @helper(HOT)
 def _set_ref(S, N, F, Ist, e, th):
-    """Make item e's reference point valid for its current state (one kl evaluation).
+    """Make item e's reference valid for its current state (one kl evaluation).
 
-    The reference ``(F[e, Q0], F[e, K0], F[e, ID0]) = (q0, kl(p, q0), 1 / h'(q0))`` is
-    valid while ``Ist[e, KN] == N[e]``. The new q0 is ``F[e, QN]``, the item's last Newton
-    point (close to the root); if that is not in (p, 1), the exact index at th (or the
-    midpoint of (p, 1)) is used instead.
+    The reference ``(F[e, Q0], F[e, K0], F[e, ID0], F[e, IK0]) = (q0, kl(p, q0),
+    1 / h'(q0), 1 / kl(p, q0))`` and ``F[e, P], F[e, IT] = p, 1 / N`` are valid while
+    ``Ist[e, KN] == N[e]``. The new q0 is ``F[e, QN]``, the item's last Newton point (close
+    to the root); if that is not in (p, 1), the exact index at th (or the midpoint of
+    (p, 1)) is used instead. ``F[e, IK0] = 0`` marks a closed-form index (N = 0, p = 0 or
+    1): no reference.
     """
     Ist[e, KN] = N[e]
     T = float(N[e])
     p = _mean(S, N, e)
+    F[e, P] = p
+    F[e, IT] = 1.0 / T if T > 0.0 else 0.0
+    F[e, IK0] = 0.0
     if T <= 0.0 or p <= 0.0 or p >= 1.0:
-        return  # closed-form index (_bracket): no reference needed
+        return  # closed-form index (_bracket_ref): no reference needed
     q0 = F[e, QN]
     if not (p < q0 < 1.0):
         q0 = klucb_scalar(p, T, th)
         if not (p < q0 < 1.0):
             q0 = 0.5 * (p + 1.0)
+    k0 = kl_scalar(p, q0)
     F[e, Q0] = q0
-    F[e, K0] = kl_scalar(p, q0)
+    F[e, K0] = k0
     F[e, ID0] = q0 * (1.0 - q0) / (q0 - p)
+    F[e, IK0] = 1.0 / k0
 
 
 @helper(HOT)
@@ -126,6 +138,24 @@ def _bracket(p, T, th, q0, k0, id0):
 
 
 @helper(HOT)
+def _bracket_ref(N, F, e, th):
+    """:func:`_bracket` of item e at threshold th from its reference (valid: _set_ref),
+    with the reference's reciprocals for the divisions; returns (lo, hi, q_next)."""
+    ik0 = F[e, IK0]
+    if ik0 == 0.0 or th <= 0.0:
+        v = klucb_scalar(F[e, P], float(N[e]), th)
+        return v, v, v
+    q0 = F[e, Q0]
+    r = th * F[e, IT]
+    g = F[e, K0] - r
+    hi = q0 - g * F[e, ID0]
+    if hi > 1.0:
+        hi = 1.0
+    lo = q0 if g < 0.0 else F[e, P] + (q0 - F[e, P]) * (r * ik0)  # r / (r + g), r + g = k0
+    return lo - PAD, hi + PAD, hi
+
+
+@helper(HOT)
 def _bracket_at(p, T, th, q0):
     """(lo, hi, exact, q_next): :func:`_bracket` from the point q0 with one kl evaluation,
     for callers that keep no reference (the state selection, :mod:`._klucb_states`)."""
@@ -142,7 +172,7 @@ def _set_ub(S, N, F, Ist, e, th, t_ep, th_ep):
     ``th_ep``): the top of its bracket there, from its reference (made valid first)."""
     if Ist[e, KN] != N[e]:
         _set_ref(S, N, F, Ist, e, th)
-    F[e, UB] = _bracket(_mean(S, N, e), float(N[e]), th_ep, F[e, Q0], F[e, K0], F[e, ID0])[1]
+    F[e, UB] = _bracket_ref(N, F, e, th_ep)[1]
     Ist[e, UBT] = t_ep
     Ist[e, UBN] = N[e]
 
@@ -173,7 +203,7 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops):
                 continue
         if Ist[e, KN] != N[e]:
             _set_ref(S, N, F, Ist, e, th)
-        lo, hi, qn = _bracket(_mean(S, N, e), float(N[e]), th, F[e, Q0], F[e, K0], F[e, ID0])
+        lo, hi, qn = _bracket_ref(N, F, e, th)
         F[e, LO] = lo
         F[e, HI] = hi
         F[e, QN] = qn
@@ -222,6 +252,7 @@ def _refine(S, N, F, Ist, th, e):
     F[e, Q0] = q1
     F[e, K0] = k1
     F[e, ID0] = id1
+    F[e, IK0] = 1.0 / k1
     Ist[e, KN] = N[e]
     h1 = q1 - g1 * id1
     if h1 > 1.0:
@@ -241,57 +272,69 @@ def _refine(S, N, F, Ist, th, e):
 
 
 @helper(HOT)
+def _sink(F, Ist, i, nc):
+    """Row i of the candidates ``Ist[:nc, CL]`` (sorted by HI desc, id asc) had its HI
+    lowered: move it down to its place."""
+    e = Ist[i, CL]
+    h = F[e, HI]
+    while i + 1 < nc:
+        d = Ist[i + 1, CL]
+        if F[d, HI] > h or (F[d, HI] == h and d < e):
+            Ist[i, CL] = d
+            i += 1
+        else:
+            break
+    Ist[i, CL] = e
+
+
+@helper(HOT)
 def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
     """Pop the candidates in (index desc, id asc) order into ``out`` until ``need`` of the
     popped items are not ``shown``; returns the number popped.
 
-    Each pop takes the two largest by (hi desc, id asc) among the candidates not taken;
-    the first is next if its lo is above the second's hi, else the brackets are refined
-    (:func:`_refine`), then klucb_scalar settles what still overlaps.
+    The candidates ``Ist[:nc, CL]`` are sorted by (hi desc, id asc) once; the first one
+    not popped is next if its lo is above the second's hi, else one of the two brackets is
+    refined (:func:`_refine`; then klucb_scalar settles what still overlaps) and sinks to
+    its place. The popped items are ``Ist[:npop, CL]``, the others follow them.
     """
+    for i in range(1, nc):  # insertion sort: nc is about K
+        e = Ist[i, CL]
+        h = F[e, HI]
+        k = i
+        while k > 0:
+            d = Ist[k - 1, CL]
+            if F[d, HI] < h or (F[d, HI] == h and d > e):
+                Ist[k, CL] = d
+                k -= 1
+            else:
+                break
+        Ist[k, CL] = e
     npop = np.int64(0)
     got = np.int64(0)
     while got < need:
-        while True:
-            ia = -1
-            ib = -1
-            for i in range(nc):
-                if Ist[i, TK]:
-                    continue
-                e = Ist[i, CL]
-                if ia < 0:
-                    ia = i
-                    continue
-                a = Ist[ia, CL]
-                if F[e, HI] > F[a, HI] or (F[e, HI] == F[a, HI] and e < a):
-                    ib = ia
-                    ia = i
-                elif ib < 0:
-                    ib = i
-                else:
-                    b = Ist[ib, CL]
-                    if F[e, HI] > F[b, HI] or (F[e, HI] == F[b, HI] and e < b):
-                        ib = i
-            a = Ist[ia, CL]  # ia >= 0: the m >= need largest are among the candidates
-            if ib < 0:
-                break
-            b = Ist[ib, CL]
+        a = Ist[npop, CL]  # npop < nc: the m >= need largest are among the candidates
+        while npop + 1 < nc:
+            b = Ist[npop + 1, CL]
             if F[a, LO] > F[b, HI]:
                 break
             if Ist[a, EX] == 0:
                 _refine(S, N, F, Ist, th, a)
+                _sink(F, Ist, npop, nc)
             elif Ist[b, EX] == 0:
                 _refine(S, N, F, Ist, th, b)
+                _sink(F, Ist, npop + 1, nc)
             elif Ist[a, EX] == 1 or Ist[b, EX] == 1:  # settle one with klucb_scalar
-                x = a if Ist[a, EX] == 1 else b
+                i = npop if Ist[a, EX] == 1 else npop + 1
+                x = Ist[i, CL]
                 v = klucb_scalar(_mean(S, N, x), float(N[x]), th)
                 F[x, LO] = v
                 F[x, HI] = v
                 F[x, QN] = v
                 Ist[x, EX] = 2
+                _sink(F, Ist, i, nc)
             else:
                 break  # both exact: a is the max of (value desc, id asc); none can tie above
-        Ist[ia, TK] = 1
+            a = Ist[npop, CL]
         out[npop] = a
         npop += 1
         if not shown[a]:
@@ -314,12 +357,10 @@ def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, to
     once a step: the step t stamps its candidates.
     """
     nc = _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops)
-    for i in range(nc):
-        Ist[i, TK] = 0
     npop = _lazy_pops(S, N, F, Ist, th, nc, shown, need, out)
-    for i in range(nc):
+    for i in range(npop, nc):
         e = Ist[i, CL]
-        if Ist[i, TK] == 0 and Ist[e, UBN] != N[e]:
+        if Ist[e, UBN] != N[e]:
             _set_ub(S, N, F, Ist, e, th, t_ep, th_ep)
     return npop
 

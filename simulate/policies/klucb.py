@@ -16,7 +16,9 @@ import numpy as np
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.policies._klucb_select import (
+    FW,
     GROUP_MIN,
+    IW,
     UBT,
     _lazy_select,
     epoch,
@@ -69,8 +71,8 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    F = np.zeros((L, 8))  # the bracketed selection's per-item state (_klucb_select)
-    Ist = np.zeros((L, 8), np.int64)
+    F = np.zeros((L, FW))  # the bracketed selection's per-item state (_klucb_select)
+    Ist = np.zeros((L, IW), np.int64)
     tops = np.empty(K)
     shown = np.zeros(L, np.bool_)  # nothing is shown before the list is chosen
     ninc = np.int64(0)  # not literals: callees compile once

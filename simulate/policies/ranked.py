@@ -35,7 +35,9 @@ from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.models import list_reward, respond
 from cascading_bandits.simulate.policies._klucb_select import (
+    FW,
     GROUP_MIN_RANKED,
+    IW,
     UBT,
     _lazy_select,
     epoch,
@@ -139,8 +141,8 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     K, n = env[4], env[5]
     L = env[1].size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    F = np.zeros((K, L, 8))  # per bandit, the bracketed selection's state (_klucb_select)
-    Ist = np.zeros((K, L, 8), np.int64)
+    F = np.zeros((K, L, FW))  # per bandit, the bracketed selection's state (_klucb_select)
+    Ist = np.zeros((K, L, IW), np.int64)
     ubt = Ist[:, :, UBT]  # _feedback voids the bounds of updated items there
     tops = np.empty(K)
     t_ep = np.int64(0)

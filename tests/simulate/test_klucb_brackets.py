@@ -26,7 +26,7 @@ from cascading_bandits.simulate.policies import _klucb_select as sel
 def _state(s, n):
     S = np.array([s], np.int64)
     N = np.array([n], np.int64)
-    F, Ist = np.zeros((1, 8)), np.zeros((1, 8), np.int64)  # the empty state
+    F, Ist = np.zeros((1, sel.FW)), np.zeros((1, sel.IW), np.int64)  # the empty state
     return S, N, F, Ist
 
 
@@ -34,9 +34,8 @@ def _bracket_now(S, N, F, Ist, th):
     if Ist[0, sel.KN] != N[0]:
         python_twin(sel._set_ref)(S, N, F, Ist, 0, th)
     p = S[0] / N[0] if N[0] > 0 else 0.0
-    lo, hi, qn = python_twin(sel._bracket)(
-        p, float(N[0]), th, F[0, sel.Q0], F[0, sel.K0], F[0, sel.ID0]
-    )
+    assert F[0, sel.P] == p  # the reference's p is the mean, bit for bit
+    lo, hi, qn = python_twin(sel._bracket_ref)(N, F, 0, th)
     F[0, sel.QN] = qn
     return p, lo, hi
 
