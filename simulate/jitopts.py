@@ -12,7 +12,12 @@ a KL-UCB kernel, more for helpers with many array arguments. So:
   kernels: no wrapper at all;
 * :data:`HOT` -- per-step helpers that allocate nothing: no wrapper, and no NRT, so numba
   emits no reference counting for their array arguments (atomic calls that cost up to a
-  third of a CascadeKL-UCB step when ``play`` was inlined at numba's IR level).
+  third of a CascadeKL-UCB step when ``play`` was inlined at numba's IR level); and
+  ``forceinline``, LLVM's ``alwaysinline``: the caller gets the helper's machine code in
+  place of a call. numba passes an array as seven or more machine words, so a call of
+  ``play`` moved about 90 words through the stack; inlined, the loop keeps the arrays'
+  fields in registers. Measured (cascade-klucb, L = 16, K = 4, one thread): about 420 ns
+  a step called, 290 ns inlined.
 
 All are cached on disk, release the GIL (the engine spreads runs over threads) and use
 numpy's float semantics (no ZeroDivisionError checks). Decorate a kernel with
@@ -36,7 +41,7 @@ __all__ = ["NJIT", "INNER", "HOT", "helper", "python_twin"]
 
 NJIT = dict(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
 INNER = dict(NJIT, no_cpython_wrapper=True)
-HOT = dict(INNER, _nrt=False)
+HOT = dict(INNER, _nrt=False, forceinline=True)
 
 
 class HelperDispatcher(CPUDispatcher):
