@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
-from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
+from cascading_bandits.bounds.kl import _log_ratio_scalar, kl_scalar, klucb_scalar
 from cascading_bandits.simulate.policies.kernel import HOT, helper
 
-__all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "FW", "IW", "epoch"]
+__all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "FW", "IW", "TAYLOR", "epoch"]
 
 
 # --------------------------------------------------------------------------
@@ -68,17 +68,32 @@ def epoch(t, c, t_ep, th_ep):
 # array as seven machine words, and at L = 16 moving two dozen arrays into a call cost
 # about as much as the brackets themselves. All zeros is the empty state (KN = 0: an item
 # with N = 0 has a closed-form index and needs no reference; any other gets one at once).
-# The reference keeps p = S / N, 1 / N and 1 / kl(p, q0) too, so that a bracket costs no
-# division (a division's latency is that of a dozen multiplications): their rounding
-# moves a bracket's ends by a few ulps, far inside PAD.
+#
+# A reference is (p_r, q0, kl(p_r, q0), d/dp kl(p_r, q0)), made at the state of mean p_r.
+# It serves the item's later states too, up to TAYLOR of them, without a logarithm: for
+# fixed q0, kl(p, q0) is convex in p with second derivative 1 / (p (1 - p)), so
+#   kl(p_r, q0) + (p - p_r) d  <=  kl(p, q0)  <=  the same + (p - p_r)^2 M / 2,
+# M the largest 1 / (x (1 - x)) between p and p_r. The brackets take the enclosure
+# [KLO, KHI] (widened by a few ulps of its terms): the Newton end from KLO, the secant
+# end from KHI, both still valid. An observation moves p by about 1 / N, so the
+# enclosure's width (about 1 / N^2) is of the order of the bracket's own; after TAYLOR
+# states (or when q0 <= p) a new reference is made at the last Newton point.
+# The current state's p, 1 / N, 1 / h'(q0) and 1 / KHI are kept too, so that a bracket
+# costs no division (a division's latency is that of a dozen multiplications): their
+# rounding moves a bracket's ends by a few ulps, far inside PAD.
 FW, IW = 16, 8  # columns of F and I (a row of F: two cache lines, of I: one)
-Q0, K0, ID0, QN, UB, LO, HI, P, IT, IK0 = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9  # F: reference
-# point, kl(p, q0), 1 / h'(q0), next reference (last Newton point), upper bound, bracket,
-# p, 1 / N (0 if N = 0), 1 / kl(p, q0) (0: the index has a closed form, no reference)
-KN, UBT, UBN, EX, STAMP, CL = 0, 1, 2, 3, 4, 5  # I: N[e] when the reference was set, upper
-# bound valid to step UBT and set at count UBN, bracket exactness (0 bracket, 1 refined,
-# 2 exact), candidate stamp; CL: row i holds the i-th candidate (by decreasing HI once
-# the brackets are made, _lazy_pops)
+Q0, KR, DR, PR, KE, KLO, KHI, ID0, IK0, P, IT, QN, UB, LO, HI = range(15)  # F: reference
+# point q0, kl(p_r, q0) (float), d/dp kl(p_r, q0), p_r, a bound on KR's rounding error; at
+# the current state: enclosure of kl(p, q0),
+# 1 / h'(q0), 1 / KHI (0: the index has a closed form, no reference), p, 1 / N (0 if N = 0);
+# next reference (last Newton point), upper bound, bracket
+KN, UBT, UBN, EX, STAMP, CL, NT = 0, 1, 2, 3, 4, 5, 6  # I: N[e] when the current state's
+# columns were set, upper bound valid to step UBT and set at count UBN, bracket exactness
+# (0 bracket, 1 refined, 2 exact), candidate stamp; CL: row i holds the i-th candidate (by
+# decreasing HI once the brackets are made, _lazy_pops); NT: states served by the
+# reference (0: none yet)
+TAYLOR = 8
+_ULP = 4.0 * 2.0**-52  # relative rounding slack of the enclosure's terms
 
 
 @helper(HOT)
@@ -87,15 +102,37 @@ def _mean(S, N, e):
 
 
 @helper(HOT)
-def _set_ref(S, N, F, Ist, e, th):
-    """Make item e's reference valid for its current state (one kl evaluation).
+def _new_ref(F, Ist, e, p, q0):
+    """A reference at q0 for the state of mean p (0 < p < q0 < 1): kl and its p-slope from
+    the two log ratios of kl_scalar's own formula (the same kl value, bit for bit)."""
+    d = q0 - p
+    a = _log_ratio_scalar(p, q0, d)  # log(p / q0)
+    b = _log_ratio_scalar(1.0 - p, 1.0 - q0, -d)  # log((1 - p) / (1 - q0))
+    k = p * a + (1.0 - p) * b
+    ke = _ULP * (p * abs(a) + (1.0 - p) * abs(b)) + 1e-300  # logs, products, sum: < 8 ulps
+    F[e, Q0] = q0
+    F[e, KR] = k
+    F[e, DR] = a - b
+    F[e, PR] = p
+    F[e, KE] = ke
+    F[e, KLO] = k - ke
+    F[e, KHI] = k + ke
+    F[e, ID0] = q0 * (1.0 - q0) / d
+    F[e, IK0] = 1.0 / (k + ke)
+    Ist[e, NT] = 1
 
-    The reference ``(F[e, Q0], F[e, K0], F[e, ID0], F[e, IK0]) = (q0, kl(p, q0),
-    1 / h'(q0), 1 / kl(p, q0))`` and ``F[e, P], F[e, IT] = p, 1 / N`` are valid while
-    ``Ist[e, KN] == N[e]``. The new q0 is ``F[e, QN]``, the item's last Newton point (close
-    to the root); if that is not in (p, 1), the exact index at th (or the midpoint of
-    (p, 1)) is used instead. ``F[e, IK0] = 0`` marks a closed-form index (N = 0, p = 0 or
-    1): no reference.
+
+@helper(HOT)
+def _set_ref(S, N, F, Ist, e, th):
+    """Make item e's bracket data valid for its current state.
+
+    ``F[e, P], F[e, IT] = p, 1 / N`` and the enclosure ``[F[e, KLO], F[e, KHI]]`` of
+    ``kl(p, q0)`` with ``F[e, ID0] = 1 / h'(q0)``, ``F[e, IK0] = 1 / F[e, KHI]`` are valid
+    while ``Ist[e, KN] == N[e]``. From the item's reference if it can serve (see above: no
+    logarithm), else from a new one (one kl) at ``F[e, QN]``, the item's last Newton point
+    (close to the root); if that is not in (p, 1), the exact index at th (or the midpoint
+    of (p, 1)) is used instead. ``F[e, IK0] = 0`` marks a closed-form index (N = 0, p = 0
+    or 1): no reference.
     """
     Ist[e, KN] = N[e]
     T = float(N[e])
@@ -105,16 +142,29 @@ def _set_ref(S, N, F, Ist, e, th):
     F[e, IK0] = 0.0
     if T <= 0.0 or p <= 0.0 or p >= 1.0:
         return  # closed-form index (_bracket_ref): no reference needed
+    q0 = F[e, Q0]
+    nt = Ist[e, NT]
+    if 0 < nt < TAYLOR and p < q0:
+        pr = F[e, PR]
+        dp = p - pr
+        x = p if abs(p - 0.5) > abs(pr - 0.5) else pr  # the end farther from 1/2
+        slope = dp * F[e, DR]
+        err = F[e, KE] + _ULP * (F[e, KR] + abs(slope))  # KR's error, then this sum's
+        klo = F[e, KR] + slope - err
+        khi = klo + (0.5 + _ULP) * dp * dp / (x * (1.0 - x)) + 2.0 * err
+        if klo > 0.0:
+            F[e, KLO] = klo
+            F[e, KHI] = khi
+            F[e, ID0] = q0 * (1.0 - q0) / (q0 - p)
+            F[e, IK0] = 1.0 / khi
+            Ist[e, NT] = nt + 1
+            return
     q0 = F[e, QN]
     if not (p < q0 < 1.0):
         q0 = klucb_scalar(p, T, th)
         if not (p < q0 < 1.0):
             q0 = 0.5 * (p + 1.0)
-    k0 = kl_scalar(p, q0)
-    F[e, Q0] = q0
-    F[e, K0] = k0
-    F[e, ID0] = q0 * (1.0 - q0) / (q0 - p)
-    F[e, IK0] = 1.0 / k0
+    _new_ref(F, Ist, e, p, q0)
 
 
 @helper(HOT)
@@ -139,19 +189,22 @@ def _bracket(p, T, th, q0, k0, id0):
 
 @helper(HOT)
 def _bracket_ref(N, F, e, th):
-    """:func:`_bracket` of item e at threshold th from its reference (valid: _set_ref),
-    with the reference's reciprocals for the divisions; returns (lo, hi, q_next)."""
-    ik0 = F[e, IK0]
-    if ik0 == 0.0 or th <= 0.0:
+    """:func:`_bracket` of item e at threshold th from its current state's columns (valid:
+    _set_ref), with the enclosure [KLO, KHI] of kl(p, q0); returns (lo, hi, q_next).
+
+    Newton from q0 with h(q0) >= KLO - r is an upper end; the secant through (p, -r) meets
+    0 at p + (q0 - p) r / kl(p, q0) >= p + (q0 - p) r / KHI, a lower end (q0 itself if
+    KHI < r: then h(q0) < 0)."""
+    ik = F[e, IK0]
+    if ik == 0.0 or th <= 0.0:
         v = klucb_scalar(F[e, P], float(N[e]), th)
         return v, v, v
     q0 = F[e, Q0]
     r = th * F[e, IT]
-    g = F[e, K0] - r
-    hi = q0 - g * F[e, ID0]
+    hi = q0 - (F[e, KLO] - r) * F[e, ID0]
     if hi > 1.0:
         hi = 1.0
-    lo = q0 if g < 0.0 else F[e, P] + (q0 - F[e, P]) * (r * ik0)  # r / (r + g), r + g = k0
+    lo = q0 if F[e, KHI] < r else F[e, P] + (q0 - F[e, P]) * (r * ik)
     return lo - PAD, hi + PAD, hi
 
 
@@ -246,13 +299,9 @@ def _refine(S, N, F, Ist, th, e):
     if not (p < q1 < 1.0):
         return
     r = th / T
-    k1 = kl_scalar(p, q1)
-    g1 = k1 - r
-    id1 = q1 * (1.0 - q1) / (q1 - p)
-    F[e, Q0] = q1
-    F[e, K0] = k1
-    F[e, ID0] = id1
-    F[e, IK0] = 1.0 / k1
+    _new_ref(F, Ist, e, p, q1)
+    g1 = F[e, KR] - r
+    id1 = F[e, ID0]
     Ist[e, KN] = N[e]
     h1 = q1 - g1 * id1
     if h1 > 1.0:

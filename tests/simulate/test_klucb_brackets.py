@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
-from cascading_bandits.bounds.kl import klucb_index_mp, klucb_scalar
+from cascading_bandits.bounds.kl import kl_mp, klucb_index_mp, klucb_scalar
 from cascading_bandits.simulate.jitopts import python_twin
 from cascading_bandits.simulate.policies import _klucb_select as sel
 
@@ -113,3 +113,48 @@ def test_brackets_hold_the_mpmath_root(s, n, t):
     root = float(klucb_index_mp(s / n, n, th))
     assert lo <= root <= hi
     assert hi - lo < 0.5  # a bracket, not the trivial [0, 1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n=counts.filter(lambda n: n >= 2),
+    frac=st.floats(0.0, 1.0),
+    moves=st.lists(st.tuples(st.booleans(), st.integers(1, 3)), min_size=1, max_size=12),
+    lift=st.floats(1e-6, 0.5),
+)
+def test_a_reference_encloses_kl_at_the_states_it_serves(n, frac, moves, lift):
+    """Later states reuse the reference (no logarithm): their enclosure [KLO, KHI] holds
+    kl(p, q0), computed with mpmath at 50 digits, and KHI is the stored reciprocal's."""
+    s = int(round(frac * n))
+    S, N, F, Ist = _state(s, n)
+    p0 = s / n
+    F[0, sel.QN] = min(1.0 - 1e-12, p0 + lift * (1.0 - p0))  # a point above the mean
+    th = klucb_threshold_scalar(1e4, 3.0)
+    served = 0
+    for click, k in moves:
+        python_twin(sel._set_ref)(S, N, F, Ist, 0, th)
+        if F[0, sel.IK0] != 0.0:  # not a closed form: the reference is in use
+            p, q0 = S[0] / N[0], F[0, sel.Q0]
+            assert F[0, sel.P] == p and p < q0 < 1.0
+            exact = kl_mp(p, q0, dps=50)
+            assert F[0, sel.KLO] <= exact <= F[0, sel.KHI], (p, q0, F[0, sel.KLO], F[0, sel.KHI])
+            assert F[0, sel.IK0] == 1.0 / F[0, sel.KHI]
+            served = max(served, int(Ist[0, sel.NT]))
+            assert 1 <= Ist[0, sel.NT] <= sel.TAYLOR
+        S[0] += k if click else 0
+        N[0] += k
+    assert served <= sel.TAYLOR
+
+
+def test_a_reference_serves_taylor_states_then_is_renewed():
+    """No logarithm for TAYLOR - 1 states after a reference is made, then a new one."""
+    S, N, F, Ist = _state(200, 1000)
+    th = klucb_threshold_scalar(1e4, 3.0)
+    F[0, sel.QN] = 0.25
+    seen = []
+    for _ in range(2 * sel.TAYLOR):
+        python_twin(sel._set_ref)(S, N, F, Ist, 0, th)
+        seen.append(int(Ist[0, sel.NT]))
+        assert F[0, sel.KLO] < F[0, sel.KHI] or Ist[0, sel.NT] == 1
+        N[0] += 1  # an unattractive observation: p falls, q0 stays above it
+    assert seen == list(range(1, sel.TAYLOR + 1)) * 2
