@@ -10,6 +10,10 @@ a KL-UCB kernel, more for helpers with many array arguments. So:
 * :data:`NJIT` -- run kernels (called from Python): no C wrapper;
 * :data:`INNER` -- helpers that allocate (numba's runtime, NRT) and are called only from
   kernels: no wrapper at all;
+* :data:`STEP` -- helpers that allocate nothing and that a step calls now and then (a new
+  item state, an overlap): no wrapper, no NRT, a call. Force-inlined, each call site is one
+  more copy for LLVM to optimise in every library that inlines it (a KL-UCB kernel's first
+  compile took 3 s longer with its cold paths inlined), for little speed.
 * :data:`HOT` -- per-step helpers that allocate nothing: no wrapper, and no NRT, so numba
   emits no reference counting for their array arguments (atomic calls that cost up to a
   third of a CascadeKL-UCB step when ``play`` was inlined at numba's IR level); and
@@ -37,11 +41,12 @@ import numba
 from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["NJIT", "INNER", "HOT", "helper", "python_twin"]
+__all__ = ["NJIT", "INNER", "STEP", "HOT", "helper", "python_twin"]
 
 NJIT = dict(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
 INNER = dict(NJIT, no_cpython_wrapper=True)
-HOT = dict(INNER, _nrt=False, forceinline=True)
+STEP = dict(INNER, _nrt=False)
+HOT = dict(STEP, forceinline=True)
 
 
 class HelperDispatcher(CPUDispatcher):

@@ -12,7 +12,7 @@ import numpy as np
 
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
 from cascading_bandits.bounds.kl import _log_ratio_scalar, kl_scalar, klucb_scalar
-from cascading_bandits.simulate.policies.kernel import HOT, helper
+from cascading_bandits.simulate.jitopts import HOT, STEP, helper
 
 __all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "FW", "IW", "TAYLOR", "epoch"]
 
@@ -122,7 +122,7 @@ def _new_ref(F, Ist, e, p, q0):
     Ist[e, NT] = 1
 
 
-@helper(HOT)
+@helper(STEP)
 def _set_ref(S, N, F, Ist, e, th):
     """Make item e's bracket data valid for its current state.
 
@@ -219,7 +219,7 @@ def _bracket_at(p, T, th, q0):
     return lo, hi, False, qn
 
 
-@helper(HOT)
+@helper(STEP)
 def _set_ub(S, N, F, Ist, e, th, t_ep, th_ep):
     """Item e's upper bound for the steps up to the epoch's end ``t_ep`` (threshold
     ``th_ep``): the top of its bracket there, from its reference (made valid first)."""
@@ -284,7 +284,7 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops):
     return kept
 
 
-@helper(HOT)
+@helper(STEP)
 def _refine(S, N, F, Ist, th, e):
     """Second-order bracket of item e's index from its Newton point q1 = F[e, QN] >= root.
 
