@@ -171,44 +171,44 @@ def _set_ref(S, N, F, Ist, e, th):
 
 
 @helper(HOT)
-def _bracket(p, T, th, q0, k0, id0):
-    """(lo, hi, q_next): klucb_scalar(p, T, th) lies in [lo, hi], exact if lo == hi.
+def _ends(p, q0, r, klo, khi, id0, ik):
+    """(lo, hi, q_next) of the root of h(q) = kl(p, q) - r from a point q0 in (p, 1), given
+    ``klo <= kl(p, q0) <= khi``, ``id0 = 1 / h'(q0)`` and ``ik = 1 / khi``.
 
-    From the reference point q0 in (p, 1) with ``k0 = kl(p, q0)`` and ``id0 = 1 / h'(q0)``
-    (:func:`_set_ref`): no kl evaluation. ``q_next`` is the Newton point (the item's next
-    reference). The closed-form cases (T = 0, p = 0 or 1, th <= 0) are exact.
-    """
-    if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0:
-        v = klucb_scalar(p, T, th)
-        return v, v, v
-    r = th / T
-    g = k0 - r
-    hi = q0 - g * id0
+    Newton from q0 with h(q0) >= klo - r is an upper end (``q_next``); the secant through
+    (p, -r) meets 0 at p + (q0 - p) r / kl(p, q0) >= p + (q0 - p) r / khi, a lower end (q0
+    itself if khi < r: then h(q0) < 0). Both are widened by PAD."""
+    hi = q0 - (klo - r) * id0
     if hi > 1.0:
         hi = 1.0
-    lo = q0 if g < 0.0 else p + (q0 - p) * (r / (r + g))
+    lo = q0 if khi < r else p + (q0 - p) * (r * ik)
     return lo - PAD, hi + PAD, hi
 
 
 @helper(HOT)
-def _bracket_ref(N, F, e, th):
-    """:func:`_bracket` of item e at threshold th from its current state's columns (valid:
-    _set_ref), with the enclosure [KLO, KHI] of kl(p, q0); returns (lo, hi, q_next).
+def _bracket(p, T, th, q0, k0, id0):
+    """(lo, hi, q_next): klucb_scalar(p, T, th) lies in [lo, hi], exact if lo == hi.
 
-    Newton from q0 with h(q0) >= KLO - r is an upper end; the secant through (p, -r) meets
-    0 at p + (q0 - p) r / kl(p, q0) >= p + (q0 - p) r / KHI, a lower end (q0 itself if
-    KHI < r: then h(q0) < 0)."""
+    From the point q0 in (p, 1) with ``k0 = kl(p, q0)`` and ``id0 = 1 / h'(q0)``
+    (:func:`_ends`): no kl evaluation. ``q_next`` is the Newton point. The closed-form
+    cases (T = 0, p = 0 or 1, th <= 0) are exact.
+    """
+    if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0:
+        v = klucb_scalar(p, T, th)
+        return v, v, v
+    return _ends(p, q0, th / T, k0, k0, id0, 1.0 / k0)
+
+
+@helper(HOT)
+def _bracket_ref(N, F, e, th):
+    """:func:`_ends` of item e's index at threshold th from its current state's columns
+    (valid: _set_ref): the enclosure [KLO, KHI] of kl(p, q0), with the reciprocals kept
+    there in place of divisions; returns (lo, hi, q_next)."""
     ik = F[e, IK0]
     if ik == 0.0 or th <= 0.0:
         v = klucb_scalar(F[e, P], float(N[e]), th)
         return v, v, v
-    q0 = F[e, Q0]
-    r = th * F[e, IT]
-    hi = q0 - (F[e, KLO] - r) * F[e, ID0]
-    if hi > 1.0:
-        hi = 1.0
-    lo = q0 if F[e, KHI] < r else F[e, P] + (q0 - F[e, P]) * (r * ik)
-    return lo - PAD, hi + PAD, hi
+    return _ends(F[e, P], F[e, Q0], th * F[e, IT], F[e, KLO], F[e, KHI], F[e, ID0], ik)
 
 
 @helper(HOT)
@@ -349,18 +349,8 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
     refined (:func:`_refine`; then klucb_scalar settles what still overlaps) and sinks to
     its place. The popped items are ``Ist[:npop, CL]``, the others follow them.
     """
-    for i in range(1, nc):  # insertion sort: nc is about K
-        e = Ist[i, CL]
-        h = F[e, HI]
-        k = i
-        while k > 0:
-            d = Ist[k - 1, CL]
-            if F[d, HI] < h or (F[d, HI] == h and d > e):
-                Ist[k, CL] = d
-                k -= 1
-            else:
-                break
-        Ist[k, CL] = e
+    for i in range(nc - 2, -1, -1):  # insertion sort into the sorted tail: nc is about K
+        _sink(F, Ist, i, nc)
     npop = np.int64(0)
     got = np.int64(0)
     while got < need:
