@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["HELP", "add_arguments", "run", "compute", "format_table"]
-
-HELP = "Print the paper's regret bounds (Theorems 2-4) for an instance and a horizon."
+__all__ = ["add_arguments", "run", "compute", "format_table"]
 
 _DEFAULT = {"L": 16, "K": 2, "p": 0.2, "delta": 0.15}
 

@@ -26,9 +26,7 @@ from pathlib import Path
 
 from cascading_bandits.reports.cli import add_force, given, integer, number_list, real
 
-__all__ = ["HELP", "add_arguments", "run", "format_ledger"]
-
-HELP = "Print every applicable regret bound (the paper's and later ones) for an instance."
+__all__ = ["add_arguments", "run", "format_ledger"]
 
 
 def add_arguments(parser) -> None:

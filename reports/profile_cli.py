@@ -20,8 +20,6 @@ import sys
 
 from cascading_bandits.reports.cli import integer, number_list
 
-HELP = "profile the proof of Theorem 2 or 3 on simulated runs: where each bound loses its slack"
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter

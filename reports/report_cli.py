@@ -6,11 +6,6 @@ import argparse
 import sys
 import time
 
-HELP = (
-    "reproduce the paper's Tables 1-2 and Figure 1, set the bounds against the evidence, "
-    "and write a Markdown report with figures"
-)
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from cascading_bandits.reports.cli import add_force, integer

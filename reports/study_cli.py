@@ -26,11 +26,6 @@ from pathlib import Path
 
 from cascading_bandits.reports.cli import integer, number_list
 
-HELP = (
-    "simulate policies on your own instance and plot regret against every bound that "
-    "applies (Theorems 2-4)"
-)
-
 FIGURE_STEM = "regret"
 SUMMARY = "summary.json"
 

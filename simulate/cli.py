@@ -20,11 +20,6 @@ import math
 import re
 import sys
 
-HELP = (
-    "simulate cascading bandits: the paper's experiments (table1, table2, dbn; extras ts, "
-    "dbn-rba) or ad hoc cells"
-)
-
 
 class _PolicyHelp:
     """Help of --policy listing the declared policies, built only when help is printed

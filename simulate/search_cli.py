@@ -26,8 +26,6 @@ import json
 
 from cascading_bandits.reports.cli import integer, integer_list
 
-HELP = "search instances for the largest regret ratio of two policies or regret/bound of one"
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter

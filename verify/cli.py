@@ -10,11 +10,6 @@ from __future__ import annotations
 import json
 import time
 
-HELP = (
-    "check every claim of the paper (symbolic, exact, interval, sampling, Monte-Carlo) and list "
-    "caveats"
-)
-
 
 def add_arguments(parser):
     from cascading_bandits.reports.cli import add_force, integer
