@@ -3,7 +3,9 @@
 Figures are measured here and printed, never asserted in tests. Throughput is
 run-steps per second (runs x horizon / wall time) of :func:`simulate.run_cell` on
 B_LB(L, K, 0.2, 0.15), after a warm-up call that compiles the kernels; ``cpu`` is the
-process CPU time over the same interval (numba threads included).
+process CPU time over the same interval (numba threads included). Each cell is timed
+``repeat`` times and the medians are printed: on a shared machine one call's speed moves
+by a third from one second to the next, and a single call would report that noise.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import os
 import tempfile
 import time
 
-HELP = "benchmark the simulator: run-steps/s per policy and the paper-scale sweep's wall time"
-
 DEFAULT_POLICIES = ("cascade-klucb", "cascade-ucb1", "cascade-ts", "ranked-klucb")
+
+#: timed calls per throughput cell (``--repeat``)
+REPEAT = 5
 
 
 def throughput(
@@ -28,9 +31,20 @@ def throughput(
     threads=None,
     model="cascade",
     lazy=True,
+    repeat=1,
 ) -> dict:
-    """Measure one cell; returns a dict with run_steps_per_s (wall) and cpu seconds."""
+    """Measure one cell ``repeat`` times (the same seeds each time).
+
+    Returns a dict: ``wall_s``, ``cpu_s``, ``run_steps_per_s`` (wall) and
+    ``run_steps_per_cpu_s``, each the median over the repeats, and the lists
+    ``wall_s_all``, ``cpu_s_all`` of every repeat.
+    """
+    import statistics
+
     import numpy as np
+
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise ValueError(f"repeat must be a positive integer, got {repeat!r}")
 
     from cascading_bandits.simulate.engine import simulate_runs
     from cascading_bandits.simulate.experiments import b_lb_cell, default_checkpoints
@@ -46,9 +60,13 @@ def throughput(
     simulate_runs(
         m, cell.policy, "best-first", 50, uk[:2], pk[:2], np.array([50]), threads=threads, lazy=lazy
     )
-    w0, c0 = time.perf_counter(), time.process_time()
-    simulate_runs(*args, threads=threads, lazy=lazy)
-    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    walls, cpus = [], []
+    for _ in range(repeat):
+        w0, c0 = time.perf_counter(), time.process_time()
+        simulate_runs(*args, threads=threads, lazy=lazy)
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    steps = runs * horizon
     return {
         "policy": policy,
         "model": model,
@@ -58,10 +76,13 @@ def throughput(
         "horizon": horizon,
         "lazy": lazy,
         "threads": threads,
-        "wall_s": round(wall, 3),
-        "cpu_s": round(cpu, 3),
-        "run_steps_per_s": runs * horizon / wall,
-        "run_steps_per_cpu_s": runs * horizon / cpu,
+        "repeat": repeat,
+        "wall_s": round(statistics.median(walls), 3),
+        "cpu_s": round(statistics.median(cpus), 3),
+        "run_steps_per_s": statistics.median(steps / w for w in walls),
+        "run_steps_per_cpu_s": statistics.median(steps / c for c in cpus),
+        "wall_s_all": [round(w, 4) for w in walls],
+        "cpu_s_all": [round(c, 4) for c in cpus],
     }
 
 
@@ -130,6 +151,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     t.add_argument(
         "--plain", action="store_true", help="also time the plain (non-lazy) KL-UCB loop"
     )
+    t.add_argument(
+        "--repeat",
+        type=integer("--repeat"),
+        default=None,
+        help=f"timed calls per cell; the medians are printed (default {REPEAT})",
+    )
     p.add_argument("--runs", type=integer("--runs"), default=20, help="runs (default 20)")
     p.add_argument(
         "--horizon",
@@ -160,7 +187,7 @@ def _check(args):
     from cascading_bandits.simulate.sweep import check_resources, estimate
 
     if args.what == "sweep":
-        extra = given(args, "policy", "L", "K", "threads", "plain")
+        extra = given(args, "policy", "L", "K", "threads", "plain", "repeat")
         if extra:
             raise ValueError(f"{' '.join(extra)}: for --what throughput or all, not sweep")
     if args.what == "throughput" and args.workers is not None:
@@ -183,7 +210,8 @@ def _check(args):
         pols = [x.text for x in parse_policies(args.policy or ",".join(DEFAULT_POLICIES))]
         for L in args.L or [16, 2048]:
             n = args.horizon if L < 1024 else max(1, args.horizon // 10)
-            specs += [(L, args.K or 4, pol, args.runs, n) for pol in pols]
+            reps = (args.repeat or REPEAT) + 1  # the repeats and the warm-up
+            specs += [(L, args.K or 4, pol, args.runs * reps, n) for pol in pols]
     need = estimate(specs, threads=args.threads) if specs else {"bytes": 0, "seconds": 0.0}
     if args.what in ("sweep", "all"):
         from cascading_bandits.simulate.experiments import get_experiment
@@ -219,7 +247,14 @@ def run(args) -> int:
                 variants = [True, False] if args.plain and "klucb" in pol else [True]
                 for lazy in variants:
                     r = throughput(
-                        pol, L, K, runs=args.runs, horizon=n, threads=args.threads, lazy=lazy
+                        pol,
+                        L,
+                        K,
+                        runs=args.runs,
+                        horizon=n,
+                        threads=args.threads,
+                        lazy=lazy,
+                        repeat=args.repeat or REPEAT,
                     )
                     rows.append(r)
                     if not args.json:
@@ -229,7 +264,8 @@ def run(args) -> int:
                             f"{r['run_steps_per_s']:>12,.0f} run-steps/s "
                             f"({r['runs']} runs x {r['horizon']} steps in "
                             f"{r['wall_s']:.2f} s wall, "
-                            f"{r['run_steps_per_cpu_s']:,.0f} per CPU-second)",
+                            f"{r['run_steps_per_cpu_s']:,.0f} per CPU-second; "
+                            f"medians of {r['repeat']})",
                             flush=True,
                         )
     if args.what in ("sweep", "all"):
