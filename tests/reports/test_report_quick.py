@@ -1,6 +1,13 @@
 """A quick report built end to end with the real simulator: every table and figure present,
-and the numbers in the Markdown equal to what simulate.store.load_results reads back."""
+and the numbers in the Markdown equal to what simulate.store.load_results reads back.
 
+verify runs through the report's real path (``run_verify``, its cache, ``verify.caveats``)
+but on the few claims of :data:`QUICK_CLAIMS`: all 42 take about 20 s whatever the number
+of examples, and tests/verify checks each of them. The slow test at the end builds the
+quick report with every claim, as ``cascading report --quick`` does (CI runs it).
+"""
+
+import functools
 import json
 
 import pytest
@@ -8,14 +15,20 @@ import pytest
 sweep = pytest.importorskip("cascading_bandits.simulate.sweep")
 store = pytest.importorskip("cascading_bandits.simulate.store")
 
+from cascading_bandits import verify  # noqa: E402
 from cascading_bandits.reports import build as B  # noqa: E402
 from cascading_bandits.reports import tables as T  # noqa: E402
+
+#: cheap claims (a few milliseconds each) of the sampled, exact and symbolic kinds
+QUICK_CLAIMS = ("theorem2", "theorem1.upper", "lemma2", "appendix.hoeffding", "theorem3.loglog")
 
 
 @pytest.fixture(scope="module")
 def quick_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("quick") / "report"
-    md = B.build_report(out, quick=True, workers=1, progress=False, seed=3, curve_points=4)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(verify, "run_all", functools.partial(verify.run_all, claims=QUICK_CLAIMS))
+        md = B.build_report(out, quick=True, workers=1, progress=False, seed=3, curve_points=4)
     return out, md.read_text(encoding="utf-8")
 
 
@@ -38,6 +51,10 @@ def test_quick_report_contents(quick_report):
         assert pdf.startswith(b"%PDF-") and len(pdf) > 2000
     assert "Not at the paper's scale" in md
     assert "compute time recorded in the stored cells' provenance" in md
+    section = md.split("## Verification (`cascading verify`)", 1)[1].split("\n## ", 1)[0]
+    assert f"{len(QUICK_CLAIMS)} claims checked; none fails ({len(QUICK_CLAIMS)} hold)" in section
+    for claim in QUICK_CLAIMS:
+        assert claim in section
 
 
 def test_quick_report_numbers_match_stored_results(quick_report):
@@ -125,3 +142,17 @@ def test_quick_report_ledger_matches_bounds_later(quick_report):
         assert r["empirical"] == (None if r["measured"] is None else mean[r["measured"]])
     # without stored proof chains the profile section says how to get them
     assert "## Where the bounds lose" in md and "cascading report --profile" in md
+
+
+@pytest.mark.slow
+def test_quick_report_checks_every_claim(tmp_path):
+    """``cascading report --quick`` as a user runs it: verify checks every claim and none
+    fails (about 30 s, most of it verify)."""
+    md = B.build_report(
+        tmp_path / "r", quick=True, workers=1, progress=False, seed=3, curve_points=2
+    ).read_text(encoding="utf-8")
+    n = len(verify.available_claims())
+    section = md.split("## Verification (`cascading verify`)", 1)[1].split("\n## ", 1)[0]
+    assert f"{n} claims checked; none fails" in section
+    for claim in verify.available_claims():
+        assert claim.id in section
