@@ -57,8 +57,9 @@ def observe_w0(ukey, attract):
     """(S, N) after Algorithm 1's initial observation of w_0: T_0(e) = 1, S_0(e) = w_0(e)."""
     L = attract.size
     S = np.zeros(L, np.int64)
-    N = np.ones(L, np.int64)
+    N = np.zeros(L, np.int64)  # not np.ones: one numpy allocator less to compile
     for e in range(L):
+        N[e] = 1
         if uniform(ukey, ATTRACT, 0, e, L, 0) < attract[e]:
             S[e] = 1
     return S, N

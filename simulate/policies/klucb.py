@@ -30,8 +30,10 @@ from cascading_bandits.simulate.policies._klucb_states import (
     states_top,
 )
 from cascading_bandits.simulate.policies.kernel import (
+    INNER,
     NJIT,
     finish,
+    helper,
     observe_w0,
     play,
     select_top,
@@ -62,6 +64,21 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
     finish(N, counts_out)
 
 
+@helper(INNER)
+def _bracketed_buffers(L, K):
+    """(F (L, FW) float, Ist (L, IW) int, tops (K,) float, shown (L,) bool, all False): the
+    bracketed selection's per-item state (_klucb_select).
+
+    Allocated in a helper like :func:`step_buffers`: numba compiles a numpy allocator once
+    per signature and per caller's options, so the kernel's own np.empty(K) was a second
+    compile of step_buffers' one.
+    """
+    shown = np.empty(L, np.bool_)  # nothing is shown before the list is chosen
+    for e in range(L):
+        shown[e] = False
+    return np.zeros((L, FW)), np.zeros((L, IW), np.int64), np.empty(K), shown
+
+
 @numba.njit(**NJIT)
 def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     """Lazy exact selection with brackets (L < GROUP_MIN; see _klucb_select)."""
@@ -71,10 +88,7 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    F = np.zeros((L, FW))  # the bracketed selection's per-item state (_klucb_select)
-    Ist = np.zeros((L, IW), np.int64)
-    tops = np.empty(K)
-    shown = np.zeros(L, np.bool_)  # nothing is shown before the list is chosen
+    F, Ist, tops, shown = _bracketed_buffers(L, K)
     ninc = np.int64(0)  # not literals: callees compile once
     t_ep = np.int64(0)
     th_ep = 0.0

@@ -156,6 +156,17 @@ def _recentre(S, N, a, b, idx, K, c1, c2, dirty2):
     return x1, x2, E1
 
 
+@helper(INNER)
+def _lazy_buffers(L):
+    """(u, c1, c2 (L,) float, dirty2 (L,) bool, cand (L,) int): the lazy kernel's work
+    arrays, c1, c2 zero and dirty2 False. Allocated in a helper like ``step_buffers``:
+    numba compiles a numpy allocator once per signature and per caller's options."""
+    dirty2 = np.empty(L, np.bool_)
+    for e in range(L):
+        dirty2[e] = False
+    return np.empty(L), np.zeros(L), np.zeros(L), dirty2, np.empty(L, np.int64)
+
+
 @numba.njit(**NJIT)
 def kernel_lazy(env, params, ukey, pkey, regret_out, counts_out, trace):
     """The plain kernel's decisions, drawing few quantiles a step (module docstring)."""
@@ -165,11 +176,7 @@ def kernel_lazy(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    u = np.empty(L)
-    c1 = np.zeros(L)
-    c2 = np.zeros(L)
-    dirty2 = np.zeros(L, np.bool_)
-    cand = np.empty(L, np.int64)
+    u, c1, c2, dirty2, cand = _lazy_buffers(L)
     x1, x2, E1 = 0.0, 0.0, 0.0
     full = True
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
