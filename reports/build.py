@@ -379,37 +379,97 @@ def _verify_cached(s: Settings, key=None):
     return None
 
 
+def _verify_child(conn, examples: int, seed: int, budget: float) -> None:
+    """Body of the process of :class:`VerifyBeside`: send ``("ok", answer)`` or
+    ``("error", exception)`` through ``conn``."""
+    from cascading_bandits.bounds._pystack import deep_call
+
+    try:
+        out = ("ok", deep_call(_verify_value, examples, seed, budget))
+    except Exception as exc:  # noqa: BLE001 - raised again in the parent
+        out = ("error", exc)
+    try:
+        conn.send(out)
+    except BrokenPipeError:  # the parent is gone: nobody wants the answer
+        pass
+    except Exception as exc:  # noqa: BLE001 - an exception that does not pickle
+        conn.send(("error", RuntimeError(f"verify failed: {type(out[1]).__name__}: {exc}")))
+    conn.close()
+
+
+class VerifyBeside:
+    """verify running in a process of its own (:func:`start_verify`).
+
+    :meth:`result` waits for its answer (the dict of :func:`_verify_value`); :meth:`stop`
+    ends the process when the report fails before it needs the answer. The process is
+    daemonic, and sends its one answer through a pipe: it never outlives the report (a
+    pool worker left behind by a failed report used to wait for work forever).
+    """
+
+    def __init__(self, examples: int, seed: int, budget: float):
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")  # numba's threads do not survive fork
+        self._conn, child = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(
+            target=_verify_child,
+            args=(child, examples, seed, budget),
+            name="cascading-verify",
+            daemon=True,
+        )
+        self._proc.start()
+        child.close()  # so that recv sees EOF if the process dies without an answer
+
+    def result(self) -> dict:
+        try:
+            kind, value = self._conn.recv()
+        except EOFError:
+            self._proc.join()
+            raise RuntimeError(
+                f"the verify process ended without an answer (exit code {self._proc.exitcode})"
+            ) from None
+        self._proc.join()
+        self._conn.close()
+        if kind == "error":
+            raise value
+        return value
+
+    def running(self) -> bool:
+        return self._proc.is_alive()
+
+    def stop(self) -> None:
+        if self._proc.is_alive():
+            self._proc.terminate()
+        self._proc.join()
+        self._conn.close()
+
+
 def start_verify(s: Settings):
-    """Start verify in a process of its own, to run while the simulation does; its future.
+    """Start verify in a process of its own, to run while the simulation does: a
+    :class:`VerifyBeside`.
 
     None (verify then runs after the simulation, in this process) if the answer is cached,
     verify is not installed, or the run is serial (``workers == 1``). The simulation's
     workers and this process share the cores, so the report's wall time approaches the total
     CPU time over the cores instead of simulation + verify.
     """
-    import concurrent.futures as cf
     import importlib.util
-    import multiprocessing
 
     if s.workers == 1 or importlib.util.find_spec("cascading_bandits.verify") is None:
         return None
     key = verify_cache_key(s)
     if _verify_cached(s, key) is not None:
         return None
-    ex = cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-    from cascading_bandits.bounds._pystack import deep_call
-
-    fut = ex.submit(deep_call, _verify_value, s.verify_examples, s.seed, key["budget"])
-    ex.shutdown(wait=False)  # the worker exits once its one job is done
-    return fut
+    return VerifyBeside(s.verify_examples, s.seed, key["budget"])
 
 
 def run_verify(s: Settings, pending=None) -> dict:
     """``verify.run_all`` and ``verify.caveats`` as plain dicts, or why they are unavailable.
 
     The answer is cached in ``s.results`` under :func:`verify_cache_key`, and reused when the
-    key matches (``s.cached["verify"]`` tells which happened). ``pending``: the future of
-    :func:`start_verify`, whose answer is taken instead of running verify here.
+    key matches (``s.cached["verify"]`` tells which happened). ``pending``: what
+    :func:`start_verify` returned (or any object with ``result()``), whose answer is taken
+    instead of running verify here.
     """
     import importlib.util
 
@@ -1515,6 +1575,28 @@ def write_figures(s: Settings, data: dict) -> dict:
     return written
 
 
+def _simulate_and_tabulate(s: Settings, pending, profile: bool):
+    """The simulation (and proof profiles), the tables' numbers, and verify's answer:
+    ``(verify_data, data)`` for :func:`build_report`."""
+    results = run_experiments(s)
+    if profile:
+        from cascading_bandits.reports.profile_report import profile_grid
+
+        t1 = time.perf_counter()
+        profile_grid(runs=s.runs, horizon=s.horizon, seed=s.seed, out=s.results / "profile")
+        s.timings["profile"] = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    key = bounds_cache_key()
+    stored = cache_load(s.results, "bounds", key)
+    memo = BoundMemo(stored if isinstance(stored, dict) else None)
+    data = collect(results, s.horizon, s.curve_points, memo=memo)
+    s.cached["tables"] = memo.missed == 0
+    if memo.missed:
+        cache_store(s.results, "bounds", key, memo.values)
+    s.timings["tables"] = time.perf_counter() - t1
+    return run_verify(s, pending), data
+
+
 def build_report(
     out,
     *,
@@ -1578,23 +1660,12 @@ def build_report(
     check_writable(s.out, s.overwrite)
     t0 = time.perf_counter()
     pending = start_verify(s)
-    results = run_experiments(s)
-    if profile:
-        from cascading_bandits.reports.profile_report import profile_grid
-
-        t1 = time.perf_counter()
-        profile_grid(runs=s.runs, horizon=s.horizon, seed=s.seed, out=s.results / "profile")
-        s.timings["profile"] = time.perf_counter() - t1
-    t1 = time.perf_counter()
-    key = bounds_cache_key()
-    stored = cache_load(s.results, "bounds", key)
-    memo = BoundMemo(stored if isinstance(stored, dict) else None)
-    data = collect(results, s.horizon, s.curve_points, memo=memo)
-    s.cached["tables"] = memo.missed == 0
-    if memo.missed:
-        cache_store(s.results, "bounds", key, memo.values)
-    s.timings["tables"] = time.perf_counter() - t1
-    verify_data = run_verify(s, pending)
+    try:
+        verify_data, data = _simulate_and_tabulate(s, pending, profile)
+    except BaseException:
+        if pending is not None and hasattr(pending, "stop"):
+            pending.stop()  # the report fails: verify's answer is not wanted
+        raise
     t1 = time.perf_counter()
     s.out.mkdir(parents=True, exist_ok=True)
     written = write_figures(s, data)

@@ -172,6 +172,49 @@ def test_unusable_stored_results_name_the_reports_remedy(tmp_path, monkeypatch):
     assert not (tmp_path / "r" / "report.md").exists()
 
 
+def test_a_failed_report_stops_its_verify_process(tmp_path, monkeypatch):
+    """verify runs beside the simulation in a process of its own; when the report fails
+    first, that process is ended, not left behind (a pool worker once waited for work
+    forever after its parent had gone)."""
+    started = []
+
+    def start(s):
+        started.append(real_start(s))
+        return started[-1]
+
+    def refuse(s):
+        assert started and started[0].running()
+        raise ValueError("stored results of another scale")
+
+    real_start = B.start_verify
+    monkeypatch.setattr(B, "start_verify", start)
+    monkeypatch.setattr(B, "run_experiments", refuse)
+    with pytest.raises(ValueError, match="another scale"):
+        B.build_report(tmp_path / "r", quick=True, workers=2, progress=False)
+    assert len(started) == 1 and not started[0].running()
+
+
+def test_verify_beside_answers_or_says_why_not(tmp_path, monkeypatch):
+    """VerifyBeside.result: the answer of _verify_value, or the child's exception raised
+    here (run_verify turns ImportError and AttributeError into 'not available')."""
+    import multiprocessing
+
+    s = B.Settings(out=tmp_path, runs=2, horizon=100, seed=3, workers=2, verify_examples=1)
+    ctx = multiprocessing.get_context("spawn")
+    conn, child = ctx.Pipe(duplex=False)
+    B._verify_child(child, 1, 3, -1.0)  # in this process: a bad budget is an error
+    kind, exc = conn.recv()
+    assert kind == "error" and isinstance(exc, Exception)
+    bad = B.VerifyBeside(1, 3, -1.0)  # the same error, from the process
+    with pytest.raises(type(exc), match=str(exc)[:20]):
+        bad.result()
+    assert not bad.running()
+    pending = B.start_verify(s)
+    assert isinstance(pending, B.VerifyBeside)
+    pending.stop()
+    assert not pending.running()
+
+
 def test_summary_says_when_a_regret_exceeds_its_upper_bound(tmp_path):
     def run(shift):
         res = {"table1": table_results("table1", shift=shift, horizon=1000)}
