@@ -208,9 +208,10 @@ def _check(args):
         from cascading_bandits.simulate.policies import parse_policies
 
         pols = [x.text for x in parse_policies(args.policy or ",".join(DEFAULT_POLICIES))]
+        # the timed calls, and one more for the warm-up call that compiles the kernel
+        reps = (args.repeat or REPEAT) + 1
         for L in args.L or [16, 2048]:
             n = args.horizon if L < 1024 else max(1, args.horizon // 10)
-            reps = (args.repeat or REPEAT) + 1  # the repeats and the warm-up
             specs += [(L, args.K or 4, pol, args.runs * reps, n) for pol in pols]
     need = estimate(specs, threads=args.threads) if specs else {"bytes": 0, "seconds": 0.0}
     if args.what in ("sweep", "all"):

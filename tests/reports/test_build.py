@@ -194,9 +194,10 @@ def test_a_failed_report_stops_its_verify_process(tmp_path, monkeypatch):
     assert len(started) == 1 and not started[0].running()
 
 
-def test_verify_beside_answers_or_says_why_not(tmp_path, monkeypatch):
-    """VerifyBeside.result: the answer of _verify_value, or the child's exception raised
-    here (run_verify turns ImportError and AttributeError into 'not available')."""
+def test_verify_beside_raises_the_childs_error_and_stops(tmp_path):
+    """VerifyBeside.result raises the child's exception here (run_verify turns ImportError
+    and AttributeError into 'not available'); stop ends the process. Its answer path: the slow
+    test_quick_report_checks_every_claim."""
     import multiprocessing
 
     s = B.Settings(out=tmp_path, runs=2, horizon=100, seed=3, workers=2, verify_examples=1)

@@ -146,11 +146,14 @@ def test_quick_report_ledger_matches_bounds_later(quick_report):
 
 @pytest.mark.slow
 def test_quick_report_checks_every_claim(tmp_path):
-    """``cascading report --quick`` as a user runs it: verify checks every claim and none
-    fails (about 30 s, most of it verify)."""
+    """``cascading report --quick`` as a user runs it: verify checks every claim, beside
+    the simulation in a process of its own (workers > 1), and none fails (about 30 s,
+    most of it verify)."""
     md = B.build_report(
-        tmp_path / "r", quick=True, workers=1, progress=False, seed=3, curve_points=2
+        tmp_path / "r", quick=True, workers=2, progress=False, seed=3, curve_points=2
     ).read_text(encoding="utf-8")
+    js = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert "verify_beside" in js["timings"]  # the answer came from its own process
     n = len(verify.available_claims())
     section = md.split("## Verification (`cascading verify`)", 1)[1].split("\n## ", 1)[0]
     assert f"{n} claims checked; none fails" in section
