@@ -43,7 +43,6 @@ import numba
 import numpy as np
 
 from cascading_bandits.simulate.jitopts import HOT, helper
-from cascading_bandits.simulate.special import beta_quantile
 
 __all__ = [
     "ATTRACT",
@@ -57,7 +56,6 @@ __all__ = [
     "uniform_py",
     "bits_py",
     "beta_draw",
-    "beta_inverse_draw",
     "users_keys",
     "policy_keys",
     "instance_words",
@@ -256,18 +254,6 @@ def beta_draw(a, b, key, t, index, width):
     x, j = _gamma_draw(a, key, t, index, width, np.int64(0))  # not a literal: compiled once
     y, j = _gamma_draw(b, key, t, index, width, j)
     return x / (x + y)
-
-
-@numba.njit(cache=True, inline="always")
-def beta_inverse_draw(a, b, key, t, index, width):
-    """Beta(a, b) draw (any a, b > 0) by inversion: the u-quantile, ``u`` the policy
-    stream's sub-draw 0 of (t, index).
-
-    A pure function of (key, t, index) whose CDF value is u to within
-    :data:`simulate.special.ROUNDTRIP_TOL` (what lazy selection needs; see
-    :mod:`simulate.policies.ts`); :func:`simulate.special.beta_quantile`.
-    """
-    return beta_quantile(a, b, uniform(key, POLICY, t, index, width, 0))
 
 
 # --------------------------------------------------------------------------

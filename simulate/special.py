@@ -10,7 +10,10 @@ the test suite therefore compute the very same bits.
 
 The entry points are registered with LLVM under fixed symbol names, so kernels calling
 them are cached by name, not by address, and load in a fresh process (this module must be
-imported before such a kernel runs; the policy modules import it).
+imported before such a kernel runs: every module whose numba code calls them imports it).
+Importing SciPy's special functions takes about half a second, so only the modules that
+need them import this one (:mod:`simulate.policies._ts_kernels`, loaded by the first
+CascadeTS run): the other policies start without it.
 
 SciPy's quantile is not always right: in SciPy 1.17.1 ``betaincinv(1000, b, u)`` (and
 ``betaincinv(a, 1000, u)``) is wrong for about 4% of u when the other parameter exceeds
@@ -28,7 +31,9 @@ import numba
 from numba import types
 from numba.extending import get_cython_function_address
 
-__all__ = ["betaincinv", "betainc", "beta_quantile", "ROUNDTRIP_TOL"]
+from cascading_bandits.simulate.rng import POLICY, uniform
+
+__all__ = ["betaincinv", "betainc", "beta_quantile", "beta_inverse_draw", "ROUNDTRIP_TOL"]
 
 _SIG = types.double(types.double, types.double, types.double, types.intc)
 
@@ -71,3 +76,15 @@ def beta_quantile(a, b, u):
         else:
             hi = mid
     return hi
+
+
+@numba.njit(cache=True, inline="always")
+def beta_inverse_draw(a, b, key, t, index, width):
+    """Beta(a, b) draw (any a, b > 0) by inversion: the u-quantile, ``u`` the policy
+    stream's sub-draw 0 of (t, index) (:func:`simulate.rng.uniform`).
+
+    A pure function of (key, t, index) whose CDF value is u to within
+    :data:`ROUNDTRIP_TOL` (what lazy selection needs; see :mod:`simulate.policies.ts`);
+    :func:`beta_quantile`.
+    """
+    return beta_quantile(a, b, uniform(key, POLICY, t, index, width, 0))

@@ -5,6 +5,9 @@ C function the ufunc uses); the lazy kernel computes few quantiles a step and mu
 exactly what the plain kernel lists, which must be what the pure-Python reference lists.
 """
 
+import subprocess
+import sys
+
 import mpmath
 import numpy as np
 import pytest
@@ -25,13 +28,31 @@ from cascading_bandits.simulate.policies.ts import (
     kernel_lazy,
     kernel_plain,
 )
-from cascading_bandits.simulate.rng import beta_draw, beta_inverse_draw, policy_keys, users_keys
-from cascading_bandits.simulate.special import ROUNDTRIP_TOL, beta_quantile
+from cascading_bandits.simulate.rng import beta_draw, policy_keys, users_keys
+from cascading_bandits.simulate.special import ROUNDTRIP_TOL, beta_inverse_draw, beta_quantile
 
 
 def _keys(weights, runs, seed):
     ss = np.random.SeedSequence(seed)
     return users_keys(ss, weights, runs), policy_keys(ss, runs)
+
+
+def test_scipy_special_is_imported_by_the_first_ts_run_only():
+    """SciPy's special functions (half a second to import) load with CascadeTS's kernels,
+    not with the simulator: a run of another policy starts without them."""
+    code = (
+        "import sys\n"
+        "import cascading_bandits.reports.cli, cascading_bandits.simulate.api\n"
+        "from cascading_bandits.simulate.policies import get_policy\n"
+        "get_policy('cascade-klucb').kernel_for(2048, True)\n"
+        "print('scipy.special' in sys.modules)\n"
+        "k = get_policy('cascade-ts').kernel_for(2048, True)\n"
+        "print('scipy.special' in sys.modules, k.py_func.__name__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["False", "True", "kernel_lazy"]
 
 
 def test_kernel_choice_follows_the_threshold():
