@@ -8,11 +8,15 @@ Figures are printed, never asserted.
     python benchmarks/cold_start.py                       # cascade-klucb, cascade-ucb1
     python benchmarks/cold_start.py --policies cascade-ts,ranked-klucb --repeat 3
     python benchmarks/cold_start.py --policies cascade-klucb --L 2048   # large-L kernels
+    python benchmarks/cold_start.py --policies cascade-klucb --horizon 100000  # paper scale
 
 The command is ``cascading simulate --L 16 --K 4 --p 0.2 --delta 0.15 --policy P
 --horizon 1000 --runs 20 --no-progress`` (B_LB(16, 4, 0.2, 0.15), 20 runs: the work is
 a few milliseconds, so the figure is start-up plus compilation). ``--L`` changes the
 number of items: KL-UCB policies compile another selection kernel from L = 48 or 96 on.
+A run that short uses the policy's plain loop while its lazy selection is not compiled
+(``simulate.engine.pick_kernel``; the terminal then names the ``plain-loop`` kernel);
+``--horizon 100000`` (the paper's scale) measures the lazy kernel's first compile.
 """
 
 from __future__ import annotations
@@ -37,11 +41,11 @@ def _cascading() -> list:
             "sys.exit(main())"]  # fmt: skip
 
 
-def measure(policy: str, cache_dir: str, L: int = 16) -> tuple:
+def measure(policy: str, cache_dir: str, L: int = 16, horizon: int = 1000, runs: int = 20):
     """(wall s, CPU s of the child, stderr) of one ``cascading simulate`` with that cache."""
     cmd = _cascading() + [
         "simulate", "--L", str(L), "--K", "4", "--p", "0.2", "--delta", "0.15",
-        "--policy", policy, "--horizon", "1000", "--runs", "20", "--no-progress",
+        "--policy", policy, "--horizon", str(horizon), "--runs", str(runs), "--no-progress",
     ]  # fmt: skip
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -60,11 +64,15 @@ def main(argv=None) -> int:
     p.add_argument("--policies", default="cascade-klucb,cascade-ucb1")
     p.add_argument("--repeat", type=int, default=1, help="cold measurements per policy")
     p.add_argument("--L", type=int, default=16, help="number of items (default 16)")
+    p.add_argument("--horizon", type=int, default=1000, help="steps (default 1000)")
+    p.add_argument("--runs", type=int, default=20, help="runs (default 20)")
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error("--repeat must be >= 1")
     if args.L < 4:
         p.error("--L must be >= 4 (the list has K = 4 items)")
+    if args.horizon < 1 or args.runs < 1:
+        p.error("--horizon and --runs must be >= 1")
     from cascading_bandits.simulate.policies import parse_policies
 
     for pol in [s.text for s in parse_policies(args.policies)]:
@@ -73,15 +81,16 @@ def main(argv=None) -> int:
         for _ in range(args.repeat):
             d = tempfile.mkdtemp(prefix="numba-cold-")
             try:
-                w, c, err = measure(pol, d, args.L)
+                w, c, err = measure(pol, d, args.L, args.horizon, args.runs)
                 cold.append(w)
                 cold_cpu.append(c)
                 notice = next((ln for ln in err.splitlines() if "compil" in ln), notice)
-                warm.append(measure(pol, d, args.L)[0])
+                warm.append(measure(pol, d, args.L, args.horizon, args.runs)[0])
             finally:
                 shutil.rmtree(d, ignore_errors=True)
         print(
-            f"{pol:>16} L={args.L}: cold {statistics.median(cold):5.1f} s wall "
+            f"{pol:>16} L={args.L} {args.runs}x{args.horizon}: "
+            f"cold {statistics.median(cold):5.1f} s wall "
             f"({statistics.median(cold_cpu):.1f} s CPU), warm {statistics.median(warm):4.1f} s wall"
             f"  [{args.repeat} run(s), median]  terminal said: {notice!r}",
             flush=True,

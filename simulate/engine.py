@@ -22,6 +22,8 @@ from cascading_bandits.simulate.policies._klucb_select import GROUP_MIN, GROUP_M
 
 __all__ = [
     "simulate_runs",
+    "pick_kernel",
+    "COLD_PLAIN_BUDGET_S",
     "ENGINE_VERSION",
     "GROUP_MIN",
     "GROUP_MIN_RANKED",
@@ -66,6 +68,44 @@ def _cached_on_disk(kernel) -> bool:
         return os.path.exists(kernel._cache._cache_file._index_path)
     except AttributeError:  # another numba layout: do not guess
         return True
+
+
+def _ready(kernel) -> bool:
+    """Whether a call of ``kernel`` needs no compilation (compiled here, or cached)."""
+    return bool(kernel.signatures) or _cached_on_disk(kernel)
+
+
+#: CPU seconds of plain-loop work up to which a run that leaves the choice to the engine
+#: (``lazy=None``) uses the plain loop while the lazy kernel is not compiled: measured on
+#: a first ``cascading simulate`` (empty cache, one thread), the lazy kernels compile in
+#: 7.6-9.1 s (cascade-klucb, L = 16) and 8.9 s (cascade-ts, L = 2048), the plain loops in
+#: 3.5-3.8 s and 6.0 s
+COLD_PLAIN_BUDGET_S = 2.0
+
+
+def pick_kernel(decl, L: int, K: int, runs: int, horizon: int, lazy, ready=None):
+    """The kernel a run of ``decl`` (a :class:`~simulate.policies.PolicyDecl`) uses, and
+    whether it is the lazy selection: ``(kernel, lazy)``.
+
+    ``lazy`` True or False asks for that kernel. ``None`` leaves the choice to the engine:
+    the lazy kernel, except while it is not compiled (``ready(kernel)`` false: neither in
+    this process nor in numba's cache, the default test) for a job whose plain loop is
+    estimated at no more than :data:`COLD_PLAIN_BUDGET_S` CPU seconds (``runs * horizon
+    * decl.plain_step_s(L, K)``): that job then runs the plain loop and does not wait
+    for the lazy selection's longer first compile. Both loops take the same decisions
+    bit for bit (tests/simulate), so the choice changes no number, only the time.
+    """
+    if lazy is not None and not isinstance(lazy, bool):
+        raise ValueError(f"lazy must be True, False or None (the engine chooses), got {lazy!r}")
+    if lazy is not None:
+        return decl.kernel_for(L, lazy), lazy
+    fast = decl.kernel_for(L, True)
+    plain = decl.kernel_for(L, False)
+    if fast is plain or decl.plain_step_s is None or (ready or _ready)(fast):
+        return fast, True
+    if runs * horizon * decl.plain_step_s(L, K) <= COLD_PLAIN_BUDGET_S:
+        return plain, False
+    return fast, True
 
 
 def _call_first(kernel, name, args):
@@ -121,10 +161,12 @@ def simulate_runs(
         Increasing steps in 1..horizon, the last one = horizon.
     threads : int, optional
         1 runs serially; otherwise that many threads over runs (default: every core).
-    lazy : bool
-        Exact lazy selection of the policies that have one (KL-UCB) or the plain loop
-        that computes every index each step. Both take the same decisions; ``lazy=False``
-        exists to test and measure that.
+    lazy : bool or None
+        Exact lazy selection of the policies that have one (KL-UCB, CascadeTS from 128
+        items) or the plain loop that computes every index each step. Both take the same
+        decisions; ``lazy=False`` exists to test and measure that. ``None``: the engine
+        chooses (:func:`pick_kernel`; the plain loop for a short run while the lazy kernel
+        is not compiled yet), what :func:`simulate.runner.run_cell` does.
     trace_steps : int
         If > 0, also return the lists shown at steps 1..trace_steps and the clicks.
 
@@ -167,6 +209,7 @@ def simulate_runs(
         raise ValueError(f"checkpoints must increase strictly within 1..{horizon}, last = horizon")
     runs = ukeys.size
     K = int(model.K)
+    kernel, lazy = pick_kernel(decl, int(attract.size), K, runs, int(horizon), lazy)
     regret = np.zeros((runs, checkpoints.size))
     counts = np.zeros((runs, attract.size), np.int64)
     trace = np.zeros((runs, min(int(trace_steps), int(horizon)), 2, K), np.int64)
@@ -183,7 +226,6 @@ def simulate_runs(
         bool(lazy),
     )
     params = spec.kernel_params()
-    kernel = decl.kernel_for(int(attract.size), bool(lazy))
 
     def one(r):
         kernel(env, params, ukeys[r], pkeys[r], regret[r], counts[r], trace[r])
@@ -192,7 +234,7 @@ def simulate_runs(
     env1 = env[:5] + (1,) + env[6:8] + (np.ones(1, np.int64),) + env[9:]
     _call_first(
         kernel,
-        spec.text,
+        spec.text if lazy or not decl.uses_lazy else f"{spec.text} plain-loop",
         (env1, params, ukeys[0], pkeys[0], np.zeros(1), np.zeros_like(counts[0]), trace[0][:0]),
     )
     if nthreads == 1 or runs == 1:

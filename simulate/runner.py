@@ -145,7 +145,9 @@ def run_cell(cell: Cell, seed, *, threads: int | None = None, checkpoints=None) 
     uk = users_keys(ss, cell.weights, cell.runs)
     pk = policy_keys(ss, cell.runs)
     t0 = time.perf_counter()
-    regret, counts = simulate_runs(model, cell.policy, cell.order, n, uk, pk, cp, threads=threads)
+    regret, counts = simulate_runs(
+        model, cell.policy, cell.order, n, uk, pk, cp, threads=threads, lazy=None
+    )
     prov = provenance_base(ss)
     prov["seconds"] = round(time.perf_counter() - t0, 4)
     return CellResult(cell.params, cp, regret, counts, prov)

@@ -291,6 +291,7 @@ def _regret_runs(weights, K, policy, order, horizon, ukeys, pkeys, threads):
         pkeys,
         cp,
         threads=threads,
+        lazy=None,  # many short runs: the engine may skip the lazy kernel's first compile
     )
     return regret[:, -1]
 

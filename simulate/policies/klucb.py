@@ -159,4 +159,7 @@ DECL = register_policy(
     reference="reference.klucb:reference_run",
     summary="CascadeKL-UCB (Algorithm 1, KL-UCB index; c = 3 is the paper's)",
     uses_lazy=True,
+    # plain loop: one klucb_scalar per item a step; measured (one thread, B_LB(L, 4, 0.2,
+    # 0.15)) 4.2 us a step at L = 16, 33 us at L = 128
+    plain_step_s=lambda L, K: 2.6e-7 * L,
 )

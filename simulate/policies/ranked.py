@@ -275,6 +275,14 @@ def kernel_rba(L, lazy):
 
 
 _C = Param("c", 3.0, 0.0, doc="constant c in log t + c log log t")
+
+
+def _plain_step_s(L, K):
+    # every index of every bandit a step; measured (one thread, B_LB(L, 4, 0.2, 0.15)):
+    # 17 us a step at L = 16, 121 us at L = 128 (RBA: 18 and 117 us)
+    return 2.4e-7 * L * K
+
+
 DECL = register_policy(
     "ranked-klucb",
     params=(_C,),
@@ -283,6 +291,7 @@ DECL = register_policy(
     summary="ranked bandits with KL-UCB, one per position (the dbn experiment's reading)",
     orders=("best-first",),
     uses_lazy=True,
+    plain_step_s=_plain_step_s,
 )
 DECL_RBA = register_policy(
     "ranked-klucb-rba",
@@ -292,4 +301,5 @@ DECL_RBA = register_policy(
     summary="ranked bandits with KL-UCB, RBA's reward rule as printed",
     orders=("best-first",),
     uses_lazy=True,
+    plain_step_s=_plain_step_s,
 )

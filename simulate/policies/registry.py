@@ -128,6 +128,7 @@ class PolicyDecl:
     summary: str = ""
     orders: tuple = ORDERS
     uses_lazy: bool = False
+    plain_step_s: object = field(default=None, repr=False, compare=False)
 
     def kernel_for(self, L: int, lazy: bool):
         """The numba kernel a run with L items uses."""
@@ -153,6 +154,7 @@ def register_policy(
     summary: str = "",
     orders=ORDERS,
     uses_lazy: bool = False,
+    plain_step_s=None,
     replace: bool = False,
 ) -> PolicyDecl:
     """Declare a policy; returns its declaration.
@@ -179,6 +181,13 @@ def register_policy(
         Orders it accepts (ranked bandits: ``("best-first",)``).
     uses_lazy : bool
         Whether ``lazy`` (exact lazy selection vs plain loop) changes its code path.
+    plain_step_s : function (L, K) -> float, optional
+        Rough CPU seconds of one step of the plain loop (``lazy=False``) on L items and
+        lists of K. With it, a run that leaves the choice to the engine (``lazy=None``,
+        :func:`simulate.engine.simulate_runs`) uses the plain loop while the lazy kernel
+        is not compiled yet and the plain loop's whole work is short
+        (:data:`simulate.engine.COLD_PLAIN_BUDGET_S`): the two take the same decisions,
+        and the plain loop compiles in half the time. Without it the lazy kernel is used.
     replace : bool
         Allow redeclaring an existing name (tests).
     """
@@ -200,7 +209,14 @@ def register_policy(
         raise TypeError("kernel must be a numba-compiled function or a chooser of one")
     if not (callable(reference) or (isinstance(reference, str) and ":" in reference)):
         raise TypeError("reference must be a callable or a 'module:function' string")
-    decl = PolicyDecl(name, params, kernel, reference, summary, tuple(orders), bool(uses_lazy))
+    if plain_step_s is not None and not (uses_lazy and callable(plain_step_s)):
+        raise ValueError(
+            f"policy {name}: plain_step_s must be a function (L, K) -> seconds, and only a "
+            "policy with uses_lazy=True has a plain loop to choose"
+        )
+    decl = PolicyDecl(
+        name, params, kernel, reference, summary, tuple(orders), bool(uses_lazy), plain_step_s
+    )
     _REGISTRY[name] = decl
     return decl
 

@@ -1,0 +1,129 @@
+"""The engine's kernel choice (``lazy=None``): the plain loop for a short run while the lazy
+selection is not compiled, the lazy kernel otherwise; same numbers either way."""
+
+import numpy as np
+import pytest
+
+from cascading_bandits.simulate import engine, run_cell
+from cascading_bandits.simulate.engine import COLD_PLAIN_BUDGET_S, pick_kernel, simulate_runs
+from cascading_bandits.simulate.experiments import b_lb_cell
+from cascading_bandits.simulate.policies import (
+    get_policy,
+    policy_names,
+    register_policy,
+    unregister_policy,
+)
+from cascading_bandits.simulate.policies.ts import INVERSION_MIN_L
+
+
+def _cold(kernel):
+    return False
+
+
+def _warm(kernel):
+    return True
+
+
+@pytest.mark.parametrize("name", ["cascade-klucb", "ranked-klucb", "ranked-klucb-rba"])
+def test_cold_short_runs_use_the_plain_loop_and_long_ones_the_lazy_kernel(name):
+    decl = get_policy(name)
+    L, K = 16, 4
+    lazy, plain = decl.kernel_for(L, True), decl.kernel_for(L, False)
+    assert lazy is not plain
+    per_run = decl.plain_step_s(L, K) * 1000  # CPU seconds of one 1000-step run
+    short = int(COLD_PLAIN_BUDGET_S / per_run)  # runs of 1000 steps within the budget
+    assert short >= 1
+    assert pick_kernel(decl, L, K, short, 1000, None, ready=_cold) == (plain, False)
+    assert pick_kernel(decl, L, K, short + 1, 1000, None, ready=_cold) == (lazy, True)
+    # compiled (or cached): the lazy kernel, however short the run
+    assert pick_kernel(decl, L, K, 1, 1, None, ready=_warm) == (lazy, True)
+    # asked for: that kernel, cold or not
+    assert pick_kernel(decl, L, K, 1, 1, True, ready=_cold) == (lazy, True)
+    assert pick_kernel(decl, L, K, 10**6, 10**6, False, ready=_warm) == (plain, False)
+
+
+def test_the_budget_is_measured_in_plain_loop_seconds():
+    # cascade-klucb, L = 16: about 4 us a plain step, so 20 runs x 1000 steps fit and
+    # 20 runs x 1e5 steps (the paper's scale) do not
+    decl = get_policy("cascade-klucb")
+    assert pick_kernel(decl, 16, 4, 20, 1000, None, ready=_cold)[1] is False
+    assert pick_kernel(decl, 16, 4, 20, 100_000, None, ready=_cold)[1] is True
+    # the same short job on many more items costs more plain steps: lazy
+    assert pick_kernel(decl, 2048, 4, 20, 1000, None, ready=_cold)[1] is True
+
+
+def test_policies_with_one_kernel_have_no_choice():
+    ucb = get_policy("cascade-ucb1")
+    k = ucb.kernel_for(16, True)
+    assert pick_kernel(ucb, 16, 4, 1, 1, None, ready=_cold) == (k, True)
+    ts = get_policy("cascade-ts")  # below INVERSION_MIN_L the two loops are one kernel
+    L = INVERSION_MIN_L - 1
+    assert pick_kernel(ts, L, 4, 1, 1, None, ready=_cold) == (ts.kernel_for(L, True), True)
+    assert pick_kernel(ts, INVERSION_MIN_L, 4, 1, 1, None, ready=_cold) == (
+        ts.kernel_for(INVERSION_MIN_L, False),
+        False,
+    )
+
+
+def test_a_policy_without_a_plain_cost_always_runs_its_lazy_kernel():
+    base = get_policy("cascade-klucb")
+    decl = register_policy(
+        "toy-no-cost", kernel=base.kernel, reference=base.reference, uses_lazy=True
+    )
+    try:
+        assert pick_kernel(decl, 16, 4, 1, 1, None, ready=_cold) == (
+            decl.kernel_for(16, True),
+            True,
+        )
+    finally:
+        unregister_policy("toy-no-cost")
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, 0, np.True_, "auto"])
+def test_lazy_must_be_true_false_or_none(bad):
+    decl = get_policy("cascade-klucb")
+    with pytest.raises(ValueError, match="lazy must be True, False or None"):
+        pick_kernel(decl, 16, 4, 1, 1, bad)
+
+
+def test_a_plain_cost_needs_a_lazy_policy():
+    base = get_policy("cascade-ucb1")
+    with pytest.raises(ValueError, match="plain_step_s"):
+        register_policy(
+            "toy-cost", kernel=base.kernel, reference=base.reference, plain_step_s=lambda L, K: 1.0
+        )
+    with pytest.raises(ValueError, match="plain_step_s"):
+        register_policy(
+            "toy-cost",
+            kernel=base.kernel,
+            reference=base.reference,
+            uses_lazy=True,
+            plain_step_s=1.0,
+        )
+    assert "toy-cost" not in policy_names()
+
+
+def test_run_cell_on_a_cold_cache_runs_the_plain_loop_with_the_same_numbers(monkeypatch):
+    cell = b_lb_cell("cold", 16, 4, 0.2, 0.15, "cascade-klucb", horizon=300, runs=3)
+    warm = run_cell(cell, 7)
+    used = []
+    real = engine._call_first
+    monkeypatch.setattr(engine, "_ready", _cold)
+    monkeypatch.setattr(engine, "_call_first", lambda k, n, a: (used.append((k, n)), real(k, n, a)))
+    cold = run_cell(cell, 7)
+    decl = get_policy("cascade-klucb")
+    assert used == [(decl.kernel_for(16, False), "cascade-klucb plain-loop")]
+    np.testing.assert_array_equal(cold.regret, warm.regret)
+    np.testing.assert_array_equal(cold.counts, warm.counts)
+
+
+def test_simulate_runs_keeps_the_lazy_kernel_by_default(monkeypatch):
+    # tests and benchmarks that ask for the lazy selection get it, cold cache or not
+    cell = b_lb_cell("cold", 16, 4, 0.2, 0.15, "cascade-klucb", horizon=50, runs=1)
+    used = []
+    real = engine._call_first
+    monkeypatch.setattr(engine, "_ready", _cold)
+    monkeypatch.setattr(engine, "_call_first", lambda k, n, a: (used.append(k), real(k, n, a)))
+    keys = np.array([1], np.uint64), np.array([2], np.uint64)
+    simulate_runs(cell.click_model(), cell.policy, "best-first", 50, *keys, np.array([50]))
+    assert used == [get_policy("cascade-klucb").kernel_for(16, True)]
