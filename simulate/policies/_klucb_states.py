@@ -142,14 +142,28 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
     _add(e, S[e], N[e], q0, islot, sinfo, sval, bits, perm, table, tmask, meta)
 
 
+# The tables are allocated 1-d with the two allocators every kernel compiles anyway
+# (np.zeros(n, np.int64) of observe_w0, np.empty(n) of step_buffers) and reshaped: numba
+# compiles a numpy allocator per shape type, and the 2-d and 3-d np.zeros / np.empty here
+# were five more (about 0.7 s of a first compile at L = 2048).
+@helper(INNER)
+def _zeros_f(n):
+    """np.zeros(n) (float64) through np.empty(n)."""
+    a = np.empty(n)
+    for i in range(n):
+        a[i] = 0.0
+    return a
+
+
 @helper(INNER)
 def states_grow(sinfo, sval, bits, perm):
     """The slot arrays of the B tables with twice the slots (the new ones free)."""
     B, cap = perm.shape
-    si = np.zeros((B, 2 * cap, _NF), np.int64)
-    sv = np.zeros((B, 2 * cap, _NV))
-    bi = np.zeros((B, 2 * cap, bits.shape[2]), np.int64)
-    pe = np.empty((B, 2 * cap), np.int64)
+    W = bits.shape[2]
+    si = np.zeros(B * 2 * cap * _NF, np.int64).reshape((B, 2 * cap, _NF))
+    sv = _zeros_f(B * 2 * cap * _NV).reshape((B, 2 * cap, _NV))
+    bi = np.zeros(B * 2 * cap * W, np.int64).reshape((B, 2 * cap, W))
+    pe = np.zeros(B * 2 * cap, np.int64).reshape((B, 2 * cap))
     # element-wise copies: a slice assignment compiles numba's shape-error path (seconds)
     for b in range(B):
         for i in range(cap):
@@ -174,22 +188,23 @@ def states_new(S, N):
     """
     B, L = S.shape
     W = (L + 63) // 64
-    sinfo = np.zeros((B, _CAP0, _NF), np.int64)
-    sval = np.zeros((B, _CAP0, _NV))
-    bits = np.zeros((B, _CAP0, W), np.int64)
-    perm = np.empty((B, _CAP0), np.int64)
+    sinfo = np.zeros(B * _CAP0 * _NF, np.int64).reshape((B, _CAP0, _NF))
+    sval = _zeros_f(B * _CAP0 * _NV).reshape((B, _CAP0, _NV))
+    bits = np.zeros(B * _CAP0 * W, np.int64).reshape((B, _CAP0, W))
+    perm = np.zeros(B * _CAP0, np.int64).reshape((B, _CAP0))
     for b in range(B):
         for i in range(_CAP0):
             perm[b, i] = i
     tsize = 64
     while tsize < 2 * L:
         tsize *= 2
-    table = np.empty((B, tsize), np.int64)  # filled by hand: np.full compiles one more kernel
+    table = np.zeros(B * tsize, np.int64).reshape((B, tsize))  # filled by hand (np.full: one
+    # more allocator to compile)
     for b in range(B):
         for i in range(tsize):
             table[b, i] = -1
-    islot = np.empty((B, L), np.int64)
-    meta = np.zeros((B, 1), np.int64)
+    islot = np.zeros(B * L, np.int64).reshape((B, L))
+    meta = np.zeros(B, np.int64).reshape((B, 1))
     for b in range(B):
         for e in range(L):
             if meta[b, 0] == perm.shape[1]:
