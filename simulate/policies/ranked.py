@@ -43,6 +43,7 @@ from cascading_bandits.simulate.policies._klucb_select import (
     epoch,
 )
 from cascading_bandits.simulate.policies._klucb_states import (
+    _zeros_f,
     states_grow,
     states_move,
     states_new,
@@ -86,15 +87,22 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, s
     return cum, j
 
 
+# Allocations: in INNER helpers, and only of three signatures (np.zeros(n, np.int64),
+# np.empty(n), np.empty(n, np.bool_)), reshaped where 2-d or 3-d: numba compiles a numpy
+# allocator per shape type and caller's options, and the 2-d and 3-d ones were about 1 s
+# of a first ranked-klucb compile.
 @helper(INNER)
 def _state(K, L):
     """(S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch) of a run."""
+    shown = np.empty(L, np.bool_)
+    for e in range(L):
+        shown[e] = False
     return (
-        np.zeros((K, L), np.int64),
-        np.zeros((K, L), np.int64),
+        np.zeros(K * L, np.int64).reshape((K, L)),
+        np.zeros(K * L, np.int64).reshape((K, L)),
         np.zeros(L, np.int64),
-        np.zeros(L, np.bool_),
-        np.empty(L, np.int64),
+        shown,
+        np.zeros(L, np.int64),
         np.zeros(K, np.int64),
         np.zeros(K, np.int64),
         np.zeros(K + 1, np.int64),
@@ -103,15 +111,34 @@ def _state(K, L):
     )
 
 
+@helper(INNER)
+def _plain_buffers(K, L):
+    """(idx (L,) float, taken (L,) bool, ubt (K, L) int zeros) of the plain loop."""
+    return np.empty(L), np.empty(L, np.bool_), np.zeros(K * L, np.int64).reshape((K, L))
+
+
+@helper(INNER)
+def _bracketed_buffers(K, L):
+    """(F (K, L, FW) float, Ist (K, L, IW) int, all zeros; tops (K,) float): one bracketed
+    selection's state per bandit (_klucb_select)."""
+    F = _zeros_f(K * L * FW).reshape((K, L, FW))
+    return F, np.zeros(K * L * IW, np.int64).reshape((K, L, IW)), np.empty(K)
+
+
+@helper(INNER)
+def _grouped_buffers(K, L):
+    """(ubt (K, L) int zeros, tops (K,) float, cand (L,) int, cur (L,) int)."""
+    ubt = np.zeros(K * L, np.int64).reshape((K, L))
+    return ubt, np.empty(K), np.zeros(L, np.int64), np.zeros(L, np.int64)
+
+
 @numba.njit(inline="always", **NJIT)
 def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
     """Every index of every bandit each step (the definition; lazy=False)."""
     K, n = env[4], env[5]
     L = env[1].size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    idx = np.empty(L)
-    taken = np.empty(L, np.bool_)
-    ubt = np.zeros((K, L), np.int64)  # unused: no bounds
+    idx, taken, ubt = _plain_buffers(K, L)  # ubt unused: no bounds
     cum, j = 0.0, np.int64(0)
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
@@ -141,10 +168,8 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     K, n = env[4], env[5]
     L = env[1].size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    F = np.zeros((K, L, FW))  # per bandit, the bracketed selection's state (_klucb_select)
-    Ist = np.zeros((K, L, IW), np.int64)
+    F, Ist, tops = _bracketed_buffers(K, L)  # per bandit, the bracketed selection's state
     ubt = Ist[:, :, UBT]  # _feedback voids the bounds of updated items there
-    tops = np.empty(K)
     t_ep = np.int64(0)
     th_ep = 0.0
     cum, j = 0.0, np.int64(0)
@@ -181,11 +206,8 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
     K, n = env[4], env[5]
     L = env[1].size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    ubt = np.zeros((K, L), np.int64)  # unused: the bounds are the tables'
+    ubt, tops, cand, cur = _grouped_buffers(K, L)  # ubt unused: the bounds are the tables'
     sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(S, N)
-    tops = np.empty(K)
-    cand = np.empty(L, np.int64)
-    cur = np.empty(L, np.int64)
     t_ep = np.int64(0)
     th_ep = 0.0
     cum, j = 0.0, np.int64(0)
