@@ -10,6 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from cascading_bandits.simulate.policies._ts_gamma import plain_loop
 from cascading_bandits.simulate.policies.kernel import (
     HOT,
     INNER,
@@ -39,24 +40,9 @@ def draw(a, b, pkey, t, e, L):
 
 @numba.njit(**NJIT)
 def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
-    """Every item's sample every step (the definition; the kernel below INVERSION_MIN_L
-    items, and lazy=False)."""
-    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
-    a, b = params[0], params[1]
-    L = attract.size
-    S, N = observe_w0(ukey, attract)
-    st = step_buffers(L, K)
-    idx, taken, sel, lst, clicks, scratch = st
-    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
-    for t in range(1, n + 1):
-        for e in range(L):
-            idx[e] = draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, L)
-        select_top(idx, K, st[1], st[2])
-        cum, j, _, _ = play(
-            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
-            sel, lst, clicks, scratch, trace, regret_out,
-        )  # fmt: skip
-    finish(N, counts_out)
+    """Every item's sample every step by :func:`draw` (the definition, any L; the kernel
+    of lazy=False from INVERSION_MIN_L items on)."""
+    plain_loop(env, params, ukey, pkey, regret_out, counts_out, trace, draw)
 
 
 @helper(HOT)

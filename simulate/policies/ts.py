@@ -72,9 +72,13 @@ def __getattr__(name):
 
 
 def kernel(L, lazy):
-    """The kernel a run uses: only that one is compiled (and SciPy imported on first use)."""
+    """The kernel a run uses: only that one is compiled. Below INVERSION_MIN_L items the
+    Gamma-ratio loop (no SciPy: :mod:`._ts_gamma`), else the lazy or the plain loop with
+    inversion draws (SciPy imported on first use)."""
+    if L < INVERSION_MIN_L:
+        return importlib.import_module("cascading_bandits.simulate.policies._ts_gamma").kernel_gamma
     k = _kernels()
-    return k.kernel_lazy if lazy and L >= INVERSION_MIN_L else k.kernel_plain
+    return k.kernel_lazy if lazy else k.kernel_plain
 
 
 DECL = register_policy(

@@ -20,6 +20,7 @@ from scipy.special import betaincinv as sp_betaincinv
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.models import make_model
+from cascading_bandits.simulate.policies._ts_gamma import kernel_gamma
 from cascading_bandits.simulate.policies.ts import (
     INVERSION_MIN_L,
     MARGIN,
@@ -38,13 +39,16 @@ def _keys(weights, runs, seed):
 
 
 def test_scipy_special_is_imported_by_the_first_ts_run_only():
-    """SciPy's special functions (half a second to import) load with CascadeTS's kernels,
-    not with the simulator: a run of another policy starts without them."""
+    """SciPy's special functions (half a second to import) load with CascadeTS's inversion
+    kernels, not with the simulator: a run of another policy, or of CascadeTS below
+    INVERSION_MIN_L items, starts without them."""
     code = (
         "import sys\n"
         "import cascading_bandits.reports.cli, cascading_bandits.simulate.api\n"
         "from cascading_bandits.simulate.policies import get_policy\n"
+        "from cascading_bandits.simulate.policies.ts import INVERSION_MIN_L\n"
         "get_policy('cascade-klucb').kernel_for(2048, True)\n"
+        "get_policy('cascade-ts').kernel_for(INVERSION_MIN_L - 1, True)\n"
         "print('scipy.special' in sys.modules)\n"
         "k = get_policy('cascade-ts').kernel_for(2048, True)\n"
         "print('scipy.special' in sys.modules, k.py_func.__name__)\n"
@@ -56,8 +60,8 @@ def test_scipy_special_is_imported_by_the_first_ts_run_only():
 
 
 def test_kernel_choice_follows_the_threshold():
-    assert kernel(INVERSION_MIN_L - 1, True) is kernel_plain
-    assert kernel(INVERSION_MIN_L - 1, False) is kernel_plain
+    assert kernel(INVERSION_MIN_L - 1, True) is kernel_gamma
+    assert kernel(INVERSION_MIN_L - 1, False) is kernel_gamma
     assert kernel(INVERSION_MIN_L, True) is kernel_lazy
     assert kernel(INVERSION_MIN_L, False) is kernel_plain
 

@@ -1,0 +1,53 @@
+"""The plain CascadeTS loop, and its kernel below INVERSION_MIN_L items (Gamma-ratio draws).
+
+A module without SciPy (:mod:`simulate.special`): CascadeTS below INVERSION_MIN_L items
+draws its samples as Gamma ratios (:func:`simulate.rng.beta_draw`) and compiles neither
+the inversion draws nor their SciPy entry points (about 0.8 s of a first compile).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from cascading_bandits.simulate.policies.kernel import (
+    NJIT,
+    finish,
+    observe_w0,
+    play,
+    select_top,
+    step_buffers,
+)
+from cascading_bandits.simulate.rng import beta_draw
+
+__all__ = ["plain_loop", "kernel_gamma"]
+
+
+@numba.njit(cache=True, inline="always")
+def plain_loop(env, params, ukey, pkey, regret_out, counts_out, trace, sample):
+    """Every item's Thompson sample ``sample(a, b, pkey, t, e, L)`` every step, the K
+    largest listed (ties to the smaller id); inlined in each kernel, ``sample`` a numba
+    function (:func:`simulate.rng.beta_draw`, or the rule ``_ts_kernels.draw``)."""
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    a, b = params[0], params[1]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    idx, taken, sel, lst, clicks, scratch = st
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
+    for t in range(1, n + 1):
+        for e in range(L):
+            idx[e] = sample(a + S[e], b + (N[e] - S[e]), pkey, t, e, L)
+        select_top(idx, K, st[1], st[2])
+        cum, j, _, _ = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+    finish(N, counts_out)
+
+
+@numba.njit(**NJIT)
+def kernel_gamma(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """The CascadeTS kernel below INVERSION_MIN_L items: Gamma-ratio samples (the rule of
+    ``_ts_kernels.draw`` there, without its inversion branch)."""
+    plain_loop(env, params, ukey, pkey, regret_out, counts_out, trace, beta_draw)
