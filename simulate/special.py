@@ -11,9 +11,11 @@ the test suite therefore compute the very same bits.
 The entry points are registered with LLVM under fixed symbol names, so kernels calling
 them are cached by name, not by address, and load in a fresh process (this module must be
 imported before such a kernel runs: every module whose numba code calls them imports it).
-Importing SciPy's special functions takes about half a second, so only the modules that
-need them import this one (:mod:`simulate.policies._ts_kernels`, loaded by the first
-CascadeTS run): the other policies start without it.
+Only the modules that need them import this one (:mod:`simulate.policies._ts_kernels`,
+loaded by the first CascadeTS run on INVERSION_MIN_L items or more): the other runs neither
+import SciPy's special functions (0.05-0.09 s once numba has imported scipy.linalg, which
+it does on its first compile or cache load; 0.26-0.33 s alone) nor compile the kernels
+that call them.
 
 SciPy's quantile is not always right: in SciPy 1.17.1 ``betaincinv(1000, b, u)`` (and
 ``betaincinv(a, 1000, u)``) is wrong for about 4% of u when the other parameter exceeds

@@ -2,7 +2,8 @@
 
 A module without SciPy (:mod:`simulate.special`): CascadeTS below INVERSION_MIN_L items
 draws its samples as Gamma ratios (:func:`simulate.rng.beta_draw`) and compiles neither
-the inversion draws nor their SciPy entry points (about 0.8 s of a first compile).
+the inversion draws nor their SciPy entry points (a first L = 16 compile: 4.5 s with
+them, 3.8 s without).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The numba code of ``cascade-ts`` (:mod:`simulate.policies.ts` describes the policy and
-its lazy exact selection): a module of its own because it calls SciPy's Beta functions
-(:mod:`simulate.special`), whose import costs about half a second that runs of the other
-policies need not pay. :func:`simulate.policies.ts.kernel` imports it on the first
-CascadeTS run.
+"""The numba code of ``cascade-ts`` from INVERSION_MIN_L items on (:mod:`simulate.policies.ts`
+describes the policy and its lazy exact selection): a module of its own because it calls
+SciPy's Beta functions (:mod:`simulate.special`), which the other policies, and CascadeTS
+below the threshold (:mod:`._ts_gamma`), neither import nor compile.
+:func:`simulate.policies.ts.kernel` imports it on the first such run.
 """
 
 from __future__ import annotations

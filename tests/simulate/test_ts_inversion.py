@@ -39,7 +39,7 @@ def _keys(weights, runs, seed):
 
 
 def test_scipy_special_is_imported_by_the_first_ts_run_only():
-    """SciPy's special functions (half a second to import) load with CascadeTS's inversion
+    """SciPy's special functions load with CascadeTS's inversion
     kernels, not with the simulator: a run of another policy, or of CascadeTS below
     INVERSION_MIN_L items, starts without them."""
     code = (
