@@ -23,6 +23,7 @@ from cascading_bandits.simulate.policies._klucb_select import GROUP_MIN, GROUP_M
 __all__ = [
     "simulate_runs",
     "pick_kernel",
+    "plain_seconds",
     "COLD_PLAIN_BUDGET_S",
     "ENGINE_VERSION",
     "GROUP_MIN",
@@ -75,35 +76,54 @@ def _ready(kernel) -> bool:
     return bool(kernel.signatures) or _cached_on_disk(kernel)
 
 
-#: CPU seconds of plain-loop work up to which a run that leaves the choice to the engine
-#: (``lazy=None``) uses the plain loop while the lazy kernel is not compiled: measured on
-#: a first ``cascading simulate`` (empty cache, one thread), the lazy kernels compile in
-#: 7.6-9.1 s (cascade-klucb, L = 16) and 8.9 s (cascade-ts, L = 2048), the plain loops in
-#: 3.5-3.8 s and 6.0 s
+#: CPU seconds of plain-loop work up to which runs that leave the choice to the engine
+#: (``lazy=None``) use the plain loop while the lazy kernel is not compiled, in all (per
+#: process and lazy kernel: many short runs then compile the lazy kernel once they have
+#: spent this). Measured on a first ``cascading simulate`` (empty cache, one thread), the
+#: lazy kernels compile in 7.6-9.1 s (cascade-klucb, L = 16) and 8.9 s (cascade-ts,
+#: L = 2048), the plain loops in 3.5-3.8 s and 6.0 s.
 COLD_PLAIN_BUDGET_S = 2.0
 
+#: lazy kernel -> estimated CPU seconds of the plain-loop runs this process made in its place
+_PLAIN_SPENT: dict = {}
 
-def pick_kernel(decl, L: int, K: int, runs: int, horizon: int, lazy, ready=None):
+
+def plain_seconds(decl, L: int, K: int, runs: int, horizon: int) -> float:
+    """Estimated CPU seconds of ``runs`` plain-loop runs of ``horizon`` steps
+    (``decl.plain_step_s(L, K)`` a step); inf for a policy that declares no cost."""
+    if decl.plain_step_s is None:
+        return float("inf")
+    w = decl.plain_step_s(L, K)
+    if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w < float("inf"):
+        raise ValueError(
+            f"policy {decl.name}: plain_step_s({L}, {K}) must be a finite number of seconds "
+            f">= 0, got {w!r}"
+        )
+    return runs * horizon * float(w)
+
+
+def pick_kernel(decl, L: int, K: int, runs: int, horizon: int, lazy, ready=None, spent=0.0):
     """The kernel a run of ``decl`` (a :class:`~simulate.policies.PolicyDecl`) uses, and
     whether it is the lazy selection: ``(kernel, lazy)``.
 
     ``lazy`` True or False asks for that kernel. ``None`` leaves the choice to the engine:
     the lazy kernel, except while it is not compiled (``ready(kernel)`` false: neither in
-    this process nor in numba's cache, the default test) for a job whose plain loop is
-    estimated at no more than :data:`COLD_PLAIN_BUDGET_S` CPU seconds (``runs * horizon
-    * decl.plain_step_s(L, K)``): that job then runs the plain loop and does not wait
-    for the lazy selection's longer first compile. Both loops take the same decisions
-    bit for bit (tests/simulate), so the choice changes no number, only the time.
+    this process nor in numba's cache, the default test) for a job whose plain loop
+    (:func:`plain_seconds`), with the ``spent`` seconds of plain-loop runs already made
+    in its place, stays within :data:`COLD_PLAIN_BUDGET_S`: that job then runs the plain
+    loop and does not wait for the lazy selection's longer first compile. Both loops take
+    the same decisions bit for bit (tests/simulate), so the choice changes no number,
+    only the time.
     """
-    if lazy is not None and not isinstance(lazy, bool):
+    if lazy is not None and not isinstance(lazy, (bool, np.bool_)):
         raise ValueError(f"lazy must be True, False or None (the engine chooses), got {lazy!r}")
     if lazy is not None:
-        return decl.kernel_for(L, lazy), lazy
+        return decl.kernel_for(L, bool(lazy)), bool(lazy)
     fast = decl.kernel_for(L, True)
     plain = decl.kernel_for(L, False)
     if fast is plain or decl.plain_step_s is None or (ready or _ready)(fast):
         return fast, True
-    if runs * horizon * decl.plain_step_s(L, K) <= COLD_PLAIN_BUDGET_S:
+    if spent + plain_seconds(decl, L, K, runs, horizon) <= COLD_PLAIN_BUDGET_S:
         return plain, False
     return fast, True
 
@@ -140,7 +160,7 @@ def simulate_runs(
     pkeys,
     checkpoints,
     threads: int | None = None,
-    lazy: bool = True,
+    lazy: bool | None = True,
     trace_steps: int = 0,
 ):
     """Run ``len(ukeys)`` independent runs of one cell from arrays.
@@ -209,7 +229,13 @@ def simulate_runs(
         raise ValueError(f"checkpoints must increase strictly within 1..{horizon}, last = horizon")
     runs = ukeys.size
     K = int(model.K)
-    kernel, lazy = pick_kernel(decl, int(attract.size), K, runs, int(horizon), lazy)
+    L = int(attract.size)
+    fast = decl.kernel_for(L, True)
+    spent = _PLAIN_SPENT.get(fast, 0.0)
+    kernel, chosen = pick_kernel(decl, L, K, runs, int(horizon), lazy, spent=spent)
+    if lazy is None and kernel is not fast:  # the plain loop in place of the lazy kernel
+        _PLAIN_SPENT[fast] = spent + plain_seconds(decl, L, K, runs, int(horizon))
+    lazy = chosen
     regret = np.zeros((runs, checkpoints.size))
     counts = np.zeros((runs, attract.size), np.int64)
     trace = np.zeros((runs, min(int(trace_steps), int(horizon)), 2, K), np.int64)
@@ -234,7 +260,7 @@ def simulate_runs(
     env1 = env[:5] + (1,) + env[6:8] + (np.ones(1, np.int64),) + env[9:]
     _call_first(
         kernel,
-        spec.text if lazy or not decl.uses_lazy else f"{spec.text} plain-loop",
+        spec.text if kernel is fast else f"{spec.text} plain-loop",
         (env1, params, ukeys[0], pkeys[0], np.zeros(1), np.zeros_like(counts[0]), trace[0][:0]),
     )
     if nthreads == 1 or runs == 1:

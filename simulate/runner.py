@@ -116,7 +116,9 @@ def resolve_checkpoints(checkpoints, horizon: int) -> np.ndarray:
     return cp
 
 
-def run_cell(cell: Cell, seed, *, threads: int | None = None, checkpoints=None) -> CellResult:
+def run_cell(
+    cell: Cell, seed, *, threads: int | None = None, checkpoints=None, lazy: bool | None = None
+) -> CellResult:
     """Simulate ``cell.runs`` independent runs of ``cell`` for ``cell.horizon`` steps.
 
     Parameters
@@ -131,6 +133,9 @@ def run_cell(cell: Cell, seed, *, threads: int | None = None, checkpoints=None) 
     checkpoints : array_like of int, optional
         Steps to record (increasing, within 1..horizon; the horizon is appended if missing).
         Default :func:`simulate.experiments.default_checkpoints`.
+    lazy : bool or None
+        The policy's lazy selection (True) or plain loop (False); None lets the engine
+        choose (:func:`simulate.engine.pick_kernel`). Results do not depend on it.
 
     Returns
     -------
@@ -146,7 +151,7 @@ def run_cell(cell: Cell, seed, *, threads: int | None = None, checkpoints=None) 
     pk = policy_keys(ss, cell.runs)
     t0 = time.perf_counter()
     regret, counts = simulate_runs(
-        model, cell.policy, cell.order, n, uk, pk, cp, threads=threads, lazy=None
+        model, cell.policy, cell.order, n, uk, pk, cp, threads=threads, lazy=lazy
     )
     prov = provenance_base(ss)
     prov["seconds"] = round(time.perf_counter() - t0, 4)

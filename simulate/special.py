@@ -1,7 +1,7 @@
 """SciPy's regularized incomplete beta function and its inverse, callable from numba kernels.
 
 Thompson sampling draws ``theta = I^{-1}_{a,b}(u)`` from one counter-based uniform ``u``
-(:func:`simulate.rng.beta_draw`): the inverse-CDF draw is monotone in ``u``, which is what
+(:func:`beta_inverse_draw`): the inverse-CDF draw is monotone in ``u``, which is what
 lets the lazy CascadeTS kernel decide ``theta <= x`` from ``u <= I_x(a, b)`` without the
 quantile. Both functions are SciPy's own (``scipy.special.betaincinv`` and
 ``scipy.special.betainc``, Boost's ``ibeta_inv``/``ibeta``), reached through the C entry

@@ -5,7 +5,8 @@
 (:mod:`.ucb1`; ``w_0`` included); the K largest samples are listed (ties to the smaller
 id). Each sample is a pure function of (policy key, t, e), drawn from the policy stream:
 
-* below :data:`INVERSION_MIN_L` items (one rule, :func:`draw`), as X / (X + Y) with
+* below :data:`INVERSION_MIN_L` items (the rule of ``draw``; the kernel is
+  :func:`._ts_gamma.kernel_gamma`), as X / (X + Y) with
   Gamma variates by Marsaglia and Tsang from ziggurat normals (:func:`simulate.rng.beta_draw`,
   about 50 ns; engine version 4, Box-Muller normals before);
 * from :data:`INVERSION_MIN_L` items on, by inversion, ``theta_t(e) = I^{-1}(u_t(e))``

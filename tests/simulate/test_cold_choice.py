@@ -5,7 +5,12 @@ import numpy as np
 import pytest
 
 from cascading_bandits.simulate import engine, run_cell
-from cascading_bandits.simulate.engine import COLD_PLAIN_BUDGET_S, pick_kernel, simulate_runs
+from cascading_bandits.simulate.engine import (
+    COLD_PLAIN_BUDGET_S,
+    pick_kernel,
+    plain_seconds,
+    simulate_runs,
+)
 from cascading_bandits.simulate.experiments import b_lb_cell
 from cascading_bandits.simulate.policies import (
     get_policy,
@@ -79,11 +84,12 @@ def test_a_policy_without_a_plain_cost_always_runs_its_lazy_kernel():
         unregister_policy("toy-no-cost")
 
 
-@pytest.mark.parametrize("bad", ["yes", 1, 0, np.True_, "auto"])
+@pytest.mark.parametrize("bad", ["yes", 1, 0, 1.0, "auto"])
 def test_lazy_must_be_true_false_or_none(bad):
     decl = get_policy("cascade-klucb")
     with pytest.raises(ValueError, match="lazy must be True, False or None"):
         pick_kernel(decl, 16, 4, 1, 1, bad)
+    assert pick_kernel(decl, 16, 4, 1, 1, np.True_) == (decl.kernel_for(16, True), True)
 
 
 def test_a_plain_cost_needs_a_lazy_policy():
@@ -103,27 +109,85 @@ def test_a_plain_cost_needs_a_lazy_policy():
     assert "toy-cost" not in policy_names()
 
 
-def test_run_cell_on_a_cold_cache_runs_the_plain_loop_with_the_same_numbers(monkeypatch):
-    cell = b_lb_cell("cold", 16, 4, 0.2, 0.15, "cascade-klucb", horizon=300, runs=3)
-    warm = run_cell(cell, 7)
+@pytest.mark.parametrize("cost", [float("nan"), -1e-7, float("inf"), "1e-7", None])
+def test_a_plain_cost_must_be_a_finite_number(cost):
+    base = get_policy("cascade-klucb")
+    decl = register_policy(
+        "toy-bad-cost",
+        kernel=base.kernel,
+        reference=base.reference,
+        uses_lazy=True,
+        plain_step_s=lambda L, K: cost,
+    )
+    try:
+        with pytest.raises(ValueError, match="toy-bad-cost: plain_step_s"):
+            pick_kernel(decl, 16, 4, 1, 1, None, ready=_cold)
+    finally:
+        unregister_policy("toy-bad-cost")
+
+
+def test_the_budget_counts_what_earlier_plain_runs_spent():
+    decl = get_policy("cascade-klucb")
+    one = plain_seconds(decl, 16, 4, 20, 1000)
+    assert one == pytest.approx(20 * 1000 * decl.plain_step_s(16, 4))
+    assert pick_kernel(decl, 16, 4, 20, 1000, None, ready=_cold, spent=0.0)[1] is False
+    spent = COLD_PLAIN_BUDGET_S - one / 2  # half of this run no longer fits
+    assert pick_kernel(decl, 16, 4, 20, 1000, None, ready=_cold, spent=spent)[1] is True
+
+
+def _spy(monkeypatch, ready):
+    """Record the kernels the engine calls first, with a fresh plain-loop ledger."""
     used = []
     real = engine._call_first
-    monkeypatch.setattr(engine, "_ready", _cold)
+    monkeypatch.setattr(engine, "_ready", ready)
+    monkeypatch.setattr(engine, "_PLAIN_SPENT", {})
     monkeypatch.setattr(engine, "_call_first", lambda k, n, a: (used.append((k, n)), real(k, n, a)))
-    cold = run_cell(cell, 7)
+    return used
+
+
+def test_run_cell_on_a_cold_cache_runs_the_plain_loop_with_the_same_numbers(monkeypatch):
+    cell = b_lb_cell("cold", 16, 4, 0.2, 0.15, "cascade-klucb", horizon=300, runs=3)
     decl = get_policy("cascade-klucb")
+    used = _spy(monkeypatch, _warm)
+    warm = run_cell(cell, 7)
+    assert used == [(decl.kernel_for(16, True), "cascade-klucb")]
+    used = _spy(monkeypatch, _cold)
+    cold = run_cell(cell, 7)
     assert used == [(decl.kernel_for(16, False), "cascade-klucb plain-loop")]
     np.testing.assert_array_equal(cold.regret, warm.regret)
     np.testing.assert_array_equal(cold.counts, warm.counts)
 
 
+def test_many_short_runs_compile_the_lazy_kernel_once_the_budget_is_spent(monkeypatch):
+    # the budget is per process and lazy kernel, not per run: a search or a sweep of many
+    # short cells would otherwise run the plain loop for ever
+    cell = b_lb_cell("cold", 16, 4, 0.2, 0.15, "cascade-klucb", horizon=200, runs=2)
+    decl = get_policy("cascade-klucb")
+    used = _spy(monkeypatch, _cold)
+    per_run = plain_seconds(decl, 16, 4, 2, 200)
+    monkeypatch.setattr(engine, "COLD_PLAIN_BUDGET_S", 2.5 * per_run)
+    results = [run_cell(cell, 3) for _ in range(4)]
+    lazy, plain = decl.kernel_for(16, True), decl.kernel_for(16, False)
+    assert [k for k, _ in used] == [plain, plain, lazy, lazy]
+    assert engine._PLAIN_SPENT == {lazy: pytest.approx(2 * per_run)}
+    for r in results[1:]:
+        np.testing.assert_array_equal(r.regret, results[0].regret)
+
+
+def test_explicit_kernels_are_honoured_and_not_counted(monkeypatch):
+    cell = b_lb_cell("cold", 16, 4, 0.2, 0.15, "cascade-klucb", horizon=50, runs=1)
+    decl = get_policy("cascade-klucb")
+    used = _spy(monkeypatch, _cold)
+    run_cell(cell, 1, lazy=True)
+    run_cell(cell, 1, lazy=False)
+    assert [k for k, _ in used] == [decl.kernel_for(16, True), decl.kernel_for(16, False)]
+    assert engine._PLAIN_SPENT == {}
+
+
 def test_simulate_runs_keeps_the_lazy_kernel_by_default(monkeypatch):
     # tests and benchmarks that ask for the lazy selection get it, cold cache or not
     cell = b_lb_cell("cold", 16, 4, 0.2, 0.15, "cascade-klucb", horizon=50, runs=1)
-    used = []
-    real = engine._call_first
-    monkeypatch.setattr(engine, "_ready", _cold)
-    monkeypatch.setattr(engine, "_call_first", lambda k, n, a: (used.append(k), real(k, n, a)))
+    used = _spy(monkeypatch, _cold)
     keys = np.array([1], np.uint64), np.array([2], np.uint64)
     simulate_runs(cell.click_model(), cell.policy, "best-first", 50, *keys, np.array([50]))
-    assert used == [get_policy("cascade-klucb").kernel_for(16, True)]
+    assert [k for k, _ in used] == [get_policy("cascade-klucb").kernel_for(16, True)]
