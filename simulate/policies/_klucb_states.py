@@ -46,7 +46,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from cascading_bandits.bounds.kl import klucb_scalar
 from cascading_bandits.simulate.policies._klucb_select import PAD, _bracket_at
-from cascading_bandits.simulate.policies.kernel import HOT, INNER, helper
+from cascading_bandits.simulate.policies.kernel import HOT, INNER, helper, zeros_f
 
 __all__ = ["states_new", "states_grow", "states_move", "states_top"]
 
@@ -142,26 +142,16 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
     _add(e, S[e], N[e], q0, islot, sinfo, sval, bits, perm, table, tmask, meta)
 
 
-# The tables are allocated 1-d with the two allocators every kernel compiles anyway
-# (np.zeros(n, np.int64) of observe_w0, np.empty(n) of step_buffers) and reshaped: numba
-# compiles a numpy allocator per shape type, and the 2-d and 3-d np.zeros / np.empty here
-# were five more (about 0.7 s of a first compile at L = 2048).
-@helper(INNER)
-def _zeros_f(n):
-    """np.zeros(n) (float64) through np.empty(n)."""
-    a = np.empty(n)
-    for i in range(n):
-        a[i] = 0.0
-    return a
-
-
+# The tables are allocated 1-d with the allocators every kernel compiles anyway and
+# reshaped (kernel.zeros_f): the 2-d and 3-d np.zeros / np.empty here were five more
+# numpy allocators to compile (about 0.7 s of a first compile at L = 2048).
 @helper(INNER)
 def states_grow(sinfo, sval, bits, perm):
     """The slot arrays of the B tables with twice the slots (the new ones free)."""
     B, cap = perm.shape
     W = bits.shape[2]
     si = np.zeros(B * 2 * cap * _NF, np.int64).reshape((B, 2 * cap, _NF))
-    sv = _zeros_f(B * 2 * cap * _NV).reshape((B, 2 * cap, _NV))
+    sv = zeros_f(B * 2 * cap * _NV).reshape((B, 2 * cap, _NV))
     bi = np.zeros(B * 2 * cap * W, np.int64).reshape((B, 2 * cap, W))
     pe = np.zeros(B * 2 * cap, np.int64).reshape((B, 2 * cap))
     # element-wise copies: a slice assignment compiles numba's shape-error path (seconds)
@@ -189,7 +179,7 @@ def states_new(S, N):
     B, L = S.shape
     W = (L + 63) // 64
     sinfo = np.zeros(B * _CAP0 * _NF, np.int64).reshape((B, _CAP0, _NF))
-    sval = _zeros_f(B * _CAP0 * _NV).reshape((B, _CAP0, _NV))
+    sval = zeros_f(B * _CAP0 * _NV).reshape((B, _CAP0, _NV))
     bits = np.zeros(B * _CAP0 * W, np.int64).reshape((B, _CAP0, W))
     perm = np.zeros(B * _CAP0, np.int64).reshape((B, _CAP0))
     for b in range(B):

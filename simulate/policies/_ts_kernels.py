@@ -15,12 +15,14 @@ from cascading_bandits.simulate.policies.kernel import (
     HOT,
     INNER,
     NJIT,
+    falses,
     finish,
     helper,
     observe_w0,
     play,
     select_top,
     step_buffers,
+    zeros_f,
 )
 from cascading_bandits.simulate.policies.ts import INVERSION_MIN_L, M1, M2, MARGIN
 from cascading_bandits.simulate.rng import POLICY, beta_draw, uniform
@@ -105,10 +107,7 @@ def _lazy_buffers(L):
     """(u, c1, c2 (L,) float, dirty2 (L,) bool, cand (L,) int): the lazy kernel's work
     arrays, c1, c2 zero and dirty2 False. Allocated in a helper like ``step_buffers``:
     numba compiles a numpy allocator once per signature and per caller's options."""
-    dirty2 = np.empty(L, np.bool_)
-    for e in range(L):
-        dirty2[e] = False
-    return np.empty(L), np.zeros(L), np.zeros(L), dirty2, np.empty(L, np.int64)
+    return np.empty(L), zeros_f(L), zeros_f(L), falses(L), np.zeros(L, np.int64)
 
 
 @numba.njit(**NJIT)

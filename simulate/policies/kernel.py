@@ -30,8 +30,8 @@ from cascading_bandits.simulate.models import list_reward, respond
 from cascading_bandits.simulate.rng import ATTRACT, uniform
 
 __all__ = [
-    "select_top", "observe_w0", "step_buffers", "play", "finish", "NJIT", "INNER", "HOT",
-    "helper", "python_twin",
+    "select_top", "observe_w0", "step_buffers", "zeros_f", "falses", "play", "finish", "NJIT",
+    "INNER", "HOT", "helper", "python_twin",
 ]  # fmt: skip
 
 
@@ -50,6 +50,27 @@ def select_top(idx, K, taken, out):
                 best = e
         taken[best] = True
         out[k] = best
+
+
+# numba compiles a numpy allocator per shape type, dtype and caller's options (0.1-0.3 s
+# each): kernels allocate with np.zeros(n, np.int64), np.empty(n), np.empty(n, np.bool_)
+# only (reshaped where 2-d or 3-d), and fill float zeros and False by these helpers.
+@helper(INNER)
+def zeros_f(n):
+    """np.zeros(n) (float64) through np.empty(n)."""
+    a = np.empty(n)
+    for i in range(n):
+        a[i] = 0.0
+    return a
+
+
+@helper(INNER)
+def falses(n):
+    """np.zeros(n, np.bool_) through np.empty(n, np.bool_)."""
+    a = np.empty(n, np.bool_)
+    for i in range(n):
+        a[i] = False
+    return a
 
 
 @helper(INNER)

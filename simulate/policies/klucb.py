@@ -24,7 +24,6 @@ from cascading_bandits.simulate.policies._klucb_select import (
     epoch,
 )
 from cascading_bandits.simulate.policies._klucb_states import (
-    _zeros_f,
     states_grow,
     states_move,
     states_new,
@@ -33,12 +32,14 @@ from cascading_bandits.simulate.policies._klucb_states import (
 from cascading_bandits.simulate.policies.kernel import (
     INNER,
     NJIT,
+    falses,
     finish,
     helper,
     observe_w0,
     play,
     select_top,
     step_buffers,
+    zeros_f,
 )
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 
@@ -74,12 +75,10 @@ def _bracketed_buffers(L, K):
     per signature and per caller's options, so the kernel's own np.empty(K) was a second
     compile of step_buffers' one.
     """
-    shown = np.empty(L, np.bool_)  # nothing is shown before the list is chosen
-    for e in range(L):
-        shown[e] = False
+    shown = falses(L)  # nothing is shown before the list is chosen
     # 1-d allocations of the signatures step_buffers and observe_w0 compile anyway,
     # reshaped: np.zeros of a 2-d shape compiled two more allocators (0.4 s)
-    F = _zeros_f(L * FW).reshape((L, FW))
+    F = zeros_f(L * FW).reshape((L, FW))
     return F, np.zeros(L * IW, np.int64).reshape((L, IW)), np.empty(K), shown
 
 

@@ -43,13 +43,20 @@ from cascading_bandits.simulate.policies._klucb_select import (
     epoch,
 )
 from cascading_bandits.simulate.policies._klucb_states import (
-    _zeros_f,
     states_grow,
     states_move,
     states_new,
     states_top,
 )
-from cascading_bandits.simulate.policies.kernel import INNER, NJIT, finish, helper, select_top
+from cascading_bandits.simulate.policies.kernel import (
+    INNER,
+    NJIT,
+    falses,
+    finish,
+    helper,
+    select_top,
+    zeros_f,
+)
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 
@@ -87,21 +94,17 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, s
     return cum, j
 
 
-# Allocations: in INNER helpers, and only of three signatures (np.zeros(n, np.int64),
-# np.empty(n), np.empty(n, np.bool_)), reshaped where 2-d or 3-d: numba compiles a numpy
-# allocator per shape type and caller's options, and the 2-d and 3-d ones were about 1 s
-# of a first ranked-klucb compile.
+# Allocations: in INNER helpers, and only of the signatures of simulate.policies.kernel
+# (zeros_f, falses), reshaped where 2-d or 3-d: the 2-d and 3-d np.zeros here were about
+# 1 s of a first ranked-klucb compile.
 @helper(INNER)
 def _state(K, L):
     """(S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch) of a run."""
-    shown = np.empty(L, np.bool_)
-    for e in range(L):
-        shown[e] = False
     return (
         np.zeros(K * L, np.int64).reshape((K, L)),
         np.zeros(K * L, np.int64).reshape((K, L)),
         np.zeros(L, np.int64),
-        shown,
+        falses(L),
         np.zeros(L, np.int64),
         np.zeros(K, np.int64),
         np.zeros(K, np.int64),
@@ -121,7 +124,7 @@ def _plain_buffers(K, L):
 def _bracketed_buffers(K, L):
     """(F (K, L, FW) float, Ist (K, L, IW) int, all zeros; tops (K,) float): one bracketed
     selection's state per bandit (_klucb_select)."""
-    F = _zeros_f(K * L * FW).reshape((K, L, FW))
+    F = zeros_f(K * L * FW).reshape((K, L, FW))
     return F, np.zeros(K * L * IW, np.int64).reshape((K, L, IW)), np.empty(K)
 
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import importlib
 
+from cascading_bandits.simulate.policies._ts_gamma import kernel_gamma
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 #: u-space margin of the lazy selection (see the module docstring)
@@ -77,7 +78,7 @@ def kernel(L, lazy):
     Gamma-ratio loop (no SciPy: :mod:`._ts_gamma`), else the lazy or the plain loop with
     inversion draws (SciPy imported on first use)."""
     if L < INVERSION_MIN_L:
-        return importlib.import_module("cascading_bandits.simulate.policies._ts_gamma").kernel_gamma
+        return kernel_gamma
     k = _kernels()
     return k.kernel_lazy if lazy else k.kernel_plain
 
