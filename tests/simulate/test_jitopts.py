@@ -1,5 +1,10 @@
 """simulate.jitopts: helpers without wrappers fail cleanly from Python; twins agree."""
 
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -37,3 +42,72 @@ def test_python_twin_is_cached_apart_from_its_helper():
     assert twin._cache._cache_file._index_name != select_top._cache._cache_file._index_name
     assert "python_twin" in twin._cache._cache_file._index_name
     assert twin.py_func.__code__ is select_top.py_func.__code__
+
+
+_CACHED_RUN = """
+import json, sys
+import numpy as np
+from cascading_bandits.simulate import engine, jitopts
+from cascading_bandits.simulate.models import CascadeModel
+from cascading_bandits.simulate.policies import parse_policy
+from cascading_bandits.simulate.policies.kernel import play
+model = CascadeModel((0.6, 0.5, 0.35, 0.3, 0.2, 0.1), 2)
+keys = np.arange(1, 4, dtype=np.uint64)
+r, c = engine.simulate_runs(model, sys.argv[1], "best-first", 400, keys, keys + 9,
+                            np.array([100, 400]), threads=1)
+cres = next(iter(play.overloads.values()))
+kres = next(iter(parse_policy(sys.argv[1]).decl.kernel_for(6, True).overloads.values()))
+eng = cres.library._codegen._engine
+print(json.dumps({
+    "link_only": jitopts.LINK_ONLY, "regret": r.tolist(), "counts": c.tolist(),
+    "play_library": type(cres.library).__name__,
+    "play_hits": sum(play.stats.cache_hits.values()),
+    "play_address": cres.library.get_pointer_to_function(cres.fndesc.mangled_name),
+    "play_machine_code": eng.is_symbol_defined(cres.fndesc.mangled_name),
+    "kernel_library": type(kres.library).__name__,
+    "kernel_machine_code": eng.is_symbol_defined(kres.fndesc.llvm_cpython_wrapper_name),
+}))
+"""
+
+
+def _run_cached(policy, cache, link_only):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), CASCADING_LINK_ONLY=str(int(link_only)))
+    out = subprocess.run(
+        [sys.executable, "-c", _CACHED_RUN, policy],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_helpers_are_link_only_and_kernels_are_not(tmp_path):
+    """On this numba, a helper compiles into a LinkOnlyLibrary (optimised, linked into
+    kernels, no machine code of its own) and a kernel into numba's own library; with
+    CASCADING_LINK_ONLY=0 both are numba's."""
+    a = _run_cached("cascade-ucb1", tmp_path / "lo", True)
+    assert a["link_only"], "this numba lacks the internals LinkOnlyLibrary relies on"
+    assert (a["play_library"], a["play_hits"]) == ("LinkOnlyLibrary", 0)  # compiled here
+    assert a["play_address"] == 0 and not a["play_machine_code"]
+    assert a["kernel_library"] == "JITCodeLibrary" and a["kernel_machine_code"]
+    b = _run_cached("cascade-ucb1", tmp_path / "numba", False)
+    assert (b["play_library"], b["play_hits"]) == ("JITCodeLibrary", 0)
+    assert b["play_machine_code"] and b["kernel_machine_code"]
+    assert (a["regret"], a["counts"]) == (b["regret"], b["counts"])  # bit for bit
+
+
+def test_link_only_helpers_are_cached_and_read_by_numba_either_way(tmp_path):
+    """A helper cached as bitcode by one process serves a new kernel in the next one, with
+    or without link-only helpers, and the numbers are those of numba's own handling."""
+    shared = tmp_path / "shared"
+    a = _run_cached("cascade-ucb1", shared, True)  # compiles play, caches its bitcode
+    assert a["play_library"] == "LinkOnlyLibrary" and a["play_hits"] == 0
+    b = _run_cached("cascade-egreedy", shared, True)  # a new kernel: play from the cache
+    assert b["play_library"] == "LinkOnlyLibrary" and b["play_hits"] == 1
+    c = _run_cached("uniform-random", shared, False)  # numba's own loader reads the bitcode
+    assert not c["link_only"] and c["play_library"] == "JITCodeLibrary" and c["play_hits"] == 1
+    own = _run_cached("cascade-egreedy", tmp_path / "own", False)  # numba's way throughout
+    assert own["play_library"] == "JITCodeLibrary" and own["play_hits"] == 0
+    assert (b["regret"], b["counts"]) == (own["regret"], own["counts"])  # bit for bit
+    assert c["regret"] != b["regret"]  # a different policy, not a stale kernel
