@@ -74,22 +74,24 @@ STEP = dict(INNER, _nrt=False)
 HOT = dict(STEP, forceinline=True)
 
 
-class _NoEnvCodegen:
-    """The process's codegen, whose ``set_env`` does nothing: numba sets a function's
-    environment pointer (Python objects it may need) through the execution engine, which
-    never holds a link-only module. Kernels set their own; helpers use none (nopython, no
-    objects)."""
+class _EnvCodegen:
+    """The process's codegen as a link-only library sees it: ``set_env`` (numba's last step
+    of compiling a function) gives the library machine code after all when its environment
+    holds constants, i.e. its code reads Python objects (``print`` of an array, say): numba
+    finds a function's environment through the execution engine. Our helpers read none."""
 
-    __slots__ = ("_codegen",)
+    __slots__ = ("_library",)
 
-    def __init__(self, codegen):
-        self._codegen = codegen
+    def __init__(self, library):
+        self._library = library
 
     def set_env(self, env_name, env):
-        pass
+        if env.consts:
+            self._library._give_machine_code()
+            self._library._codegen.set_env(env_name, env)
 
     def __getattr__(self, name):
-        return getattr(self._codegen, name)
+        return getattr(self._library._codegen, name)
 
 
 class LinkOnlyLibrary(JITCodeLibrary):
@@ -97,26 +99,40 @@ class LinkOnlyLibrary(JITCodeLibrary):
     machine code on its own.
 
     ``finalize`` links the callees' modules and runs numba's module optimisation as for any
-    library; it skips the execution engine (code generation)
-    and caches the module as LLVM bitcode (numba's ``"bitcode"`` serialisation, which
-    numba itself can load too). Function addresses are 0: nothing may call it from Python,
-    which :class:`HelperDispatcher` enforces.
+    library; it skips the execution engine (code generation) and caches the module as LLVM
+    bitcode (numba's ``"bitcode"`` serialisation, which numba itself can load too).
+    Function addresses are 0: nothing may call it from Python, which
+    :class:`HelperDispatcher` enforces. A helper whose code reads Python objects through
+    numba's environment gets its machine code after all (:class:`_EnvCodegen`).
     """
+
+    _machine_code = False
 
     def _finalize_final_module(self):
         self._finalize_dynamic_globals()  # a helper with dynamic globals is not cached
         self._verify_declare_only_symbols()
         self._finalized = True
 
+    def _give_machine_code(self):
+        """numba's own finalisation: the module goes to the execution engine."""
+        if not self._machine_code:
+            self._machine_code = True
+            self._dynamic_globals = []  # found again
+            super()._finalize_final_module()
+
     def get_pointer_to_function(self, name):
+        if self._machine_code:
+            return super().get_pointer_to_function(name)
         self._ensure_finalized()
         return 0
 
     @property
     def codegen(self):
-        return _NoEnvCodegen(self._codegen)
+        return _EnvCodegen(self)
 
     def serialize_using_object_code(self):
+        if self._machine_code:
+            return super().serialize_using_object_code()
         return self.serialize_using_bitcode()
 
 

@@ -111,3 +111,48 @@ def test_link_only_helpers_are_cached_and_read_by_numba_either_way(tmp_path):
     assert own["play_library"] == "JITCodeLibrary" and own["play_hits"] == 0
     assert (b["regret"], b["counts"]) == (own["regret"], own["counts"])  # bit for bit
     assert c["regret"] != b["regret"]  # a different policy, not a stale kernel
+
+
+_ENV_MODULE = '''
+import numba
+from cascading_bandits.simulate.jitopts import INNER, NJIT, helper
+
+
+@helper(INNER)
+def show(a):
+    print(a)  # boxes the array: reads its dtype from numba's environment
+    return a.sum()
+
+
+@numba.njit(**NJIT)
+def first(a):
+    return show(a) + 1.0
+
+
+@numba.njit(**NJIT)
+def second(a):
+    return show(a) * 2.0
+'''
+
+
+def test_a_helper_that_reads_python_objects_gets_machine_code(tmp_path):
+    """numba reaches a function's environment (Python objects its code reads) through the
+    execution engine, so a helper that has one is compiled to machine code after all; a
+    later process's kernel loads it from the cache."""
+    (tmp_path / "envmod.py").write_text(_ENV_MODULE)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path))
+    code = (
+        "import sys, numpy as np, envmod\n"
+        "print(getattr(envmod, sys.argv[1])(np.arange(3.0)))\n"
+        "print(type(next(iter(envmod.show.overloads.values())).library).__name__,"
+        " sum(envmod.show.stats.cache_hits.values()))\n"
+    )
+    outs = []
+    for kernel in ("first", "second"):
+        p = subprocess.run(
+            [sys.executable, "-c", code, kernel], env=env, capture_output=True, text=True
+        )
+        assert p.returncode == 0, p.stderr
+        outs.append(p.stdout.split("\n"))
+    assert outs[0][:3] == ["[0. 1. 2.]", "4.0", "LinkOnlyLibrary 0"]
+    assert outs[1][:3] == ["[0. 1. 2.]", "6.0", "JITCodeLibrary 1"]  # numba's object entry
