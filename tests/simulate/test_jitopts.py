@@ -113,7 +113,7 @@ def test_link_only_helpers_are_cached_and_read_by_numba_either_way(tmp_path):
     assert c["regret"] != b["regret"]  # a different policy, not a stale kernel
 
 
-_ENV_MODULE = '''
+_ENV_MODULE = """
 import numba
 from cascading_bandits.simulate.jitopts import INNER, NJIT, helper
 
@@ -132,7 +132,7 @@ def first(a):
 @numba.njit(**NJIT)
 def second(a):
     return show(a) * 2.0
-'''
+"""
 
 
 def test_a_helper_that_reads_python_objects_gets_machine_code(tmp_path):
