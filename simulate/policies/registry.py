@@ -187,7 +187,7 @@ def register_policy(
         :func:`simulate.engine.simulate_runs`) uses the plain loop while the lazy kernel
         is not compiled yet and the plain loop's whole work is short
         (:data:`simulate.engine.COLD_PLAIN_BUDGET_S`): the two take the same decisions,
-        and the plain loop compiles in half the time. Without it the lazy kernel is used.
+        and the plain loop compiles sooner. Without it the lazy kernel is used.
     replace : bool
         Allow redeclaring an existing name (tests).
     """
