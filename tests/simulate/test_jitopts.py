@@ -1,4 +1,5 @@
-"""simulate.jitopts: helpers without wrappers fail cleanly from Python; twins agree."""
+"""simulate.jitopts: helpers without wrappers fail cleanly from Python; twins agree; helpers
+are link-only, cached as bitcode, and give the numbers of numba's own handling."""
 
 import json
 import os
@@ -140,7 +141,12 @@ def test_a_helper_that_reads_python_objects_gets_machine_code(tmp_path):
     execution engine, so a helper that has one is compiled to machine code after all; a
     later process's kernel loads it from the cache."""
     (tmp_path / "envmod.py").write_text(_ENV_MODULE)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path))
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+        PYTHONPATH=str(tmp_path),
+        CASCADING_LINK_ONLY="1",
+    )
     code = (
         "import sys, numpy as np, envmod\n"
         "print(getattr(envmod, sys.argv[1])(np.arange(3.0)))\n"
