@@ -39,7 +39,10 @@ but does not hand it to the execution engine, and caches it as LLVM bitcode. (A 
 used to link the module as numba's code generation had left it, rewritten in place by
 loop strength reduction and address sinking; it now links the optimised module. Same
 numbers, bit for bit; same speed within the noise.) Measured on a first cascade-klucb
-compile (L = 16, empty cache): machine-code generation 0.95 -> 0.43 s of about 4.4 s.
+compile (L = 16, empty cache): machine-code generation 0.95 -> 0.43 s of about 4.4 s. A
+helper whose optimised module, callees included, needs the execution engine (code that
+reads a numba environment, such as ``print`` or an exception with run-time arguments, or
+a recursive call) is compiled and cached the way numba compiles any function.
 ``CASCADING_LINK_ONLY=0`` in the environment restores numba's own handling (helpers
 compiled to machine code, cached as objects); the two read each other's cache entries,
 so the setting may change between runs.
@@ -49,12 +52,13 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import types
 
 import numba
 from numba.core import caching, compiler
 from numba.core.caching import NullCache
-from numba.core.codegen import JITCodeLibrary, JITCPUCodegen
+from numba.core.codegen import JITCodeLibrary, JITCPUCodegen, RuntimeLinker
 from numba.core.registry import CPUDispatcher
 
 __all__ = [
@@ -75,10 +79,9 @@ HOT = dict(STEP, forceinline=True)
 
 
 class _EnvCodegen:
-    """The process's codegen as a link-only library sees it: ``set_env`` (numba's last step
-    of compiling a function) gives the library machine code after all when its environment
-    holds constants, i.e. its code reads Python objects (``print`` of an array, say): numba
-    finds a function's environment through the execution engine. Our helpers read none."""
+    """The process's codegen as a link-only library sees it: ``set_env`` sets a function's
+    environment pointer through the execution engine, so it does nothing for a module
+    that is not there (whose code reads no environment: :meth:`LinkOnlyLibrary._needs_engine`)."""
 
     __slots__ = ("_library",)
 
@@ -86,12 +89,15 @@ class _EnvCodegen:
         self._library = library
 
     def set_env(self, env_name, env):
-        if env.consts:
-            self._library._give_machine_code()
+        if self._library._machine_code:
             self._library._codegen.set_env(env_name, env)
 
     def __getattr__(self, name):
         return getattr(self._library._codegen, name)
+
+
+#: a load of a numba environment pointer in LLVM IR text (typed or opaque pointers)
+_ENV_LOAD = re.compile(r'= load [^\n]*@"?_ZN08NumbaEnv')
 
 
 class LinkOnlyLibrary(JITCodeLibrary):
@@ -99,26 +105,34 @@ class LinkOnlyLibrary(JITCodeLibrary):
     machine code on its own.
 
     ``finalize`` links the callees' modules and runs numba's module optimisation as for any
-    library; it skips the execution engine (code generation) and caches the module as LLVM
-    bitcode (numba's ``"bitcode"`` serialisation, which numba itself can load too).
+    library; it then skips the execution engine (code generation) and caches the module as
+    LLVM bitcode (numba's ``"bitcode"`` serialisation, which numba itself can load too).
     Function addresses are 0: nothing may call it from Python, which
-    :class:`HelperDispatcher` enforces. A helper whose code reads Python objects through
-    numba's environment gets its machine code after all (:class:`_EnvCodegen`).
+    :class:`HelperDispatcher` enforces. A module that needs the engine
+    (:meth:`_needs_engine`) is finalised the way numba finalises any library.
     """
 
     _machine_code = False
 
+    def _needs_engine(self):
+        """Whether the optimised module, callees included, needs the execution engine after
+        all: code that reads a numba environment (boxing for ``print``, an exception with
+        run-time arguments: the engine holds the pointer numba sets), or a placeholder of a
+        recursive call (resolved against the engine's symbols)."""
+        mod = self._final_module
+        prefix = RuntimeLinker.PREFIX
+        if any(gv.name.startswith(prefix) for gv in mod.global_variables):
+            return True
+        return _ENV_LOAD.search(str(mod)) is not None  # about 1 ms per 40k characters
+
     def _finalize_final_module(self):
+        if self._needs_engine():
+            self._machine_code = True
+            super()._finalize_final_module()
+            return
         self._finalize_dynamic_globals()  # a helper with dynamic globals is not cached
         self._verify_declare_only_symbols()
         self._finalized = True
-
-    def _give_machine_code(self):
-        """numba's own finalisation: the module goes to the execution engine."""
-        if not self._machine_code:
-            self._machine_code = True
-            self._dynamic_globals = []  # found again
-            super()._finalize_final_module()
 
     def get_pointer_to_function(self, name):
         if self._machine_code:
@@ -177,6 +191,7 @@ def _link_only_supported() -> bool:
         (JITCodeLibrary, "_verify_declare_only_symbols"),
         (JITCodeLibrary, "serialize_using_bitcode"),
         (JITCodeLibrary, "_finalize_final_module"),
+        (RuntimeLinker, "PREFIX"),
         (JITCPUCodegen, "_library_class"),
         (compiler.Compiler, "compile_extra"),
         (compiler.CompileResult, "_rebuild"),
