@@ -70,16 +70,23 @@ print(json.dumps({
 """
 
 
-def _run_cached(policy, cache, link_only):
+def _python(code, *args, cache, link_only, path=None):
+    """Run ``code`` in a fresh interpreter with that numba cache and CASCADING_LINK_ONLY;
+    returns (lines printed before the last, the last line read as JSON). Bounded in time:
+    a kernel without its environment has hung."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), CASCADING_LINK_ONLY=str(int(link_only)))
-    out = subprocess.run(
-        [sys.executable, "-c", _CACHED_RUN, policy],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    p = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120
     )
-    return json.loads(out.stdout.splitlines()[-1])
+    assert p.returncode == 0, p.stderr
+    *printed, last = p.stdout.strip().split("\n")
+    return printed, json.loads(last)
+
+
+def _run_cached(policy, cache, link_only):
+    return _python(_CACHED_RUN, policy, cache=cache, link_only=link_only)[1]
 
 
 def test_helpers_are_link_only_and_kernels_are_not(tmp_path):
@@ -207,24 +214,15 @@ def test_helpers_that_need_the_engine_get_machine_code(tmp_path):
     own handling, compiled and then loaded from the cache by a new process."""
     (tmp_path / "engmod.py").write_text(_ENGINE_MODULE)
     runs = {}
-    for mode in ("1", "0"):
-        cache = tmp_path / f"cache{mode}"
-        env = dict(
-            os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(tmp_path),
-            CASCADING_LINK_ONLY=mode,
-        )  # fmt: skip
+    for link_only in (True, False):
         for attempt in ("compiled", "cached"):
-            p = subprocess.run(  # a kernel without its environment has hung: bound it
-                [sys.executable, "-c", _ENGINE_RUN],
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
+            runs[link_only, attempt] = _python(
+                _ENGINE_RUN,
+                cache=tmp_path / f"cache{link_only}",
+                link_only=link_only,
+                path=tmp_path,
             )
-            assert p.returncode == 0, p.stderr
-            *printed, last = p.stdout.strip().split("\n")
-            runs[mode, attempt] = (printed, json.loads(last))
-    printed, out = runs["1", "compiled"]
+    printed, out = runs[True, "compiled"]
     assert printed == ["[0.5 1.5 2.5]", "0.5"]  # show, then show_scalar
     assert out["first"] == 4.5 + 1.5 + 3.0 + 7.5
     assert out["parity"] == [True, False]
@@ -234,7 +232,7 @@ def test_helpers_that_need_the_engine_get_machine_code(tmp_path):
     assert all(h == 0 for h in out["hits"].values())
     # a later process: kernels from the cache; the same output in every mode and attempt
     same = ("first", "second", "parity")
-    for key in (("1", "cached"), ("0", "compiled"), ("0", "cached")):
+    for key in ((True, "cached"), (False, "compiled"), (False, "cached")):
         assert runs[key][0] == printed
         assert {k: runs[key][1][k] for k in same} == {k: out[k] for k in same}
-    assert runs["1", "cached"][1]["hits"]["show"] == 0  # the kernel came from the cache
+    assert runs[True, "cached"][1]["hits"]["show"] == 0  # the kernel came from the cache
