@@ -173,8 +173,6 @@ __all__ = [
     "graves_lai_over_theorem4",
     "ledger",
     "LEDGER_KEYS",
-    "CONSTANT_UPPER_BOUNDS",
-    "ORDER_UPPER_BOUNDS",
     "theorem3_form",
     "upper_bound",
 ]
@@ -191,7 +189,9 @@ SOURCES = {
 }
 
 #: keys of every ledger row
-LEDGER_KEYS = ("name", "source", "assumptions", "kind", "gap", "form", "value", "rate", "algorithm")
+LEDGER_KEYS = (
+    "name", "source", "assumptions", "kind", "gap", "form", "value", "rate", "algorithm", "bound",
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------
@@ -655,51 +655,6 @@ def graves_lai_over_theorem4(inst, K=None) -> float:
 # ---------------------------------------------------------------------------
 
 
-#: upper bounds with explicit constants, by name: the algorithm each bounds (as in the
-#: ledger rows' ``algorithm``), the ledger row's ``name``, its source, whether it depends on
-#: the gaps, and whether its premises need a unique optimal set ``w(K) > w(K+1)`` (Corollary 3
-#: is gap-free but keeps Theorem 3's premise). :func:`upper_bound` evaluates them as
-#: :func:`ledger` does.
-CONSTANT_UPPER_BOUNDS = {
-    "theorem2": {
-        "algorithm": "CascadeUCB1",
-        "row": "Theorem 2 (CascadeUCB1)",
-        "source": "[K15] ICML 2015, Theorem 2",
-        "gap": "dependent",
-        "unique_optimum": True,
-    },
-    "corollary2": {
-        "algorithm": "CascadeUCB1",
-        "row": "Corollary 2 of Theorem 2, gap-free (derived here)",
-        "source": "derived from [K15] ICML 2015, Theorem 2's proof (Appendix A); bounds.later",
-        "gap": "free",
-        "unique_optimum": False,
-    },
-    "theorem3": {
-        "algorithm": "CascadeKL-UCB",
-        "row": "Theorem 3 (CascadeKL-UCB)",
-        "source": "[K15] ICML 2015, Theorem 3; C2, beta from Garivier & Cappe (COLT 2011) Lemma 8",
-        "gap": "dependent",
-        "unique_optimum": True,
-    },
-    "corollary3": {
-        "algorithm": "CascadeKL-UCB",
-        "row": "Corollary 3 of Theorem 3, gap-free leading term (derived here)",
-        "source": "derived from [K15] ICML 2015, Theorem 3's proof (Appendix A); bounds.later",
-        "gap": "free",
-        "unique_optimum": True,
-    },
-}
-
-#: upper bounds known here only as orders (the rate, its constant not retrieved): name ->
-#: the ledger row's ``name``. They have no value to compare a regret with.
-ORDER_UPPER_BOUNDS = {
-    "vial-klucb": "CascadeKL-UCB, minimax-optimal up to logs",
-    "vial-variance-aware": "Variance-aware (Bernstein) cascade UCB",
-    "zhong-ts-cascade": "TS-Cascade",
-}
-
-
 def theorem3_form(n) -> str:
     """How Theorem 3's constant C is written at horizon n, in the ledger and its corollary.
 
@@ -711,53 +666,43 @@ def theorem3_form(n) -> str:
 
 
 def upper_bound(bound, inst, n, K=None) -> float:
-    """The upper bound named ``bound`` (:data:`CONSTANT_UPPER_BOUNDS`) at n, as in the ledger.
+    """The registered upper bound ``bound`` with a constant at horizon n (as in the ledger).
 
     Parameters
     ----------
-    bound : {"theorem2", "corollary2", "theorem3", "corollary3"}
-        ``theorem2``: [K15] Theorem 2 (CascadeUCB1, alpha = 1.5);
-        ``corollary2``: Corollary 2, its gap-free form (:func:`theorem2_gapfree_bound`);
-        ``theorem3``: [K15] Theorem 3 (CascadeKL-UCB, c = 3) at the eps minimising it at n,
-        with its constant C (:func:`bounds.upper.theorem3_bound`);
-        ``corollary3``: Corollary 3, its gap-free form (:func:`theorem3_gapfree_bound`, eps
-        minimised). Both Theorem 3 rows use :func:`theorem3_form` for C.
+    bound : str
+        The name of a registered upper bound with a constant (:mod:`bounds.registry`;
+        ``cascading bounds --list`` shows them), e.g. ``theorem2``, ``theorem3``,
+        ``corollary2``, ``corollary3``.
     inst : CascadeInstance, or weights with ``K=``
-        ``theorem2``, ``theorem3`` and ``corollary3`` need a unique optimal set
-        (``w(K) > w(K+1)``, their premise); ``corollary2`` holds on every instance.
     n : int >= 1 (scalar)
 
     Returns
     -------
     float
-        The bound at n (0 on an instance with nothing to lose, for the gap-dependent ones).
+        The bound at n.
 
     Raises
     ------
     ValueError
-        For an unknown bound, an order-only bound of :data:`ORDER_UPPER_BOUNDS` (no constant
-        to evaluate), or an instance outside the bound's premises.
+        For an unknown bound, a lower bound, an order-only bound (no constant to evaluate),
+        or an instance outside the bound's premises (the message names the premise).
     """
-    if not isinstance(bound, str) or bound not in CONSTANT_UPPER_BOUNDS:
-        allowed = ", ".join(CONSTANT_UPPER_BOUNDS)
-        if isinstance(bound, str) and bound in ORDER_UPPER_BOUNDS:
-            raise ValueError(
-                f"bound {bound!r} ({ORDER_UPPER_BOUNDS[bound]}) is known only as an order: its "
-                f"constant was not retrieved, so it has no value at n; bounds with a constant: "
-                f"{allowed}"
-            )
-        raise ValueError(f"bound must be one of {allowed}, got {V.show(bound)}")
-    from cascading_bandits.bounds import upper
+    from cascading_bandits.bounds.registry import bound_names, get_bound
 
+    allowed = ", ".join(bound_names("upper", "constant"))
+    if not isinstance(bound, str):
+        raise ValueError(f"bound must be one of {allowed}, got {V.show(bound)}")
+    b = get_bound(bound)
+    if b.form == "order":
+        raise ValueError(
+            f"bound {bound!r} ({b.title}) is known only as an order: its constant was not "
+            f"retrieved, so it has no value at n; bounds with a constant: {allowed}"
+        )
+    if b.kind != "upper":
+        raise ValueError(f"bound {bound!r} is a lower bound; upper bounds with a constant: {allowed}")
     inst = as_instance(inst, K)
-    n = V.positive_int("n", n)
-    if bound == "corollary2":
-        return float(theorem2_gapfree_bound(inst.L, inst.K, n))
-    if bound == "theorem2":
-        return float(upper.theorem2_bound(inst, n))
-    if bound == "theorem3":
-        return float(upper.theorem3_bound(inst, n, form=theorem3_form(n)))
-    return float(theorem3_gapfree_bound(inst, n, form=theorem3_form(n))[0])
+    return float(b(inst, V.positive_int("n", n)))
 
 
 def _row(name, source, assumptions, kind, gap, form, value, rate, algorithm):
@@ -775,7 +720,7 @@ def _row(name, source, assumptions, kind, gap, form, value, rate, algorithm):
 
 
 def ledger(instance, n, K=None) -> list[dict]:
-    """Every bound of [K15], the corollaries derived here, [C15], [V22] and [Z21] at horizon n.
+    """Every registered bound that applies to the instance at horizon n (:mod:`bounds.registry`).
 
     Parameters
     ----------
@@ -785,216 +730,33 @@ def ledger(instance, n, K=None) -> list[dict]:
     Returns
     -------
     list of dict, one per applicable bound, with keys :data:`LEDGER_KEYS`:
-    ``name``; ``source`` (venue, theorem); ``assumptions`` (list of str: premises and regime);
-    ``kind`` ("upper" or "lower"); ``gap`` ("dependent" or "free"); ``form`` ("constant": the
-    bound with its constants, or "order": the rate with constant and log factors dropped);
-    ``value`` (finite float at n); ``rate`` (the formula evaluated); ``algorithm`` (the
-    algorithm it bounds, or "any" / "any consistent"). Ordered: upper before lower,
-    gap-dependent before gap-free. Gap-dependent rows need a unique optimal set and are left
-    out otherwise. Every value is finite (strict JSON).
+    ``name`` (the bound's title); ``source`` (venue, theorem, or "derived here");
+    ``assumptions`` (list of str: premises, regime and the bound's remarks at n); ``kind``
+    ("upper" or "lower"); ``gap`` ("dependent" or "free"); ``form`` ("constant": the bound with
+    its constants, or "order": the rate with constant and log factors dropped); ``value``
+    (finite float at n); ``rate`` (the formula evaluated); ``algorithm`` (the algorithm it
+    bounds, or "any" / "any consistent"); ``bound`` (the registry name). Ordered: upper
+    before lower, gap-dependent before gap-free, then in registration order. A bound whose
+    premises fail is left out; every value is finite (strict JSON).
     """
-    from cascading_bandits.bounds import lower, upper
+    from cascading_bandits.bounds.registry import all_bounds
 
     inst = as_instance(instance, K)
     n = V.positive_int("n", n)
-    L, K = inst.L, inst.K
-    logn = math.log(n)
-    unique = inst.has_unique_optimum
-    form3 = theorem3_form(n)
-    ub = CONSTANT_UPPER_BOUNDS
-    note3 = (
-        "Theorem 3's C as printed: K L max C2/n^beta + 7 K log log n (valid from n = 48)"
-        if form3 == "paper"
-        else "n < 48: C as the proof gives it (sum of the pairs' C2/n^beta + K F(n)), since "
-        "the printed 7 K log log n fails below n = 48"
-    )
     rows = []
-    if unique and L > K:
-        rows.append(
-            _row(
-                ub["theorem2"]["row"],
-                ub["theorem2"]["source"],
-                ["unique optimal set w(K) > w(K+1)", "n >= 1"],
-                "upper",
-                "dependent",
-                "constant",
-                upper.theorem2_bound(inst, n),
-                "sum_{e>K} 12 log n / Delta_{e,K} + pi^2 L / 3",
-                "CascadeUCB1",
-            )
-        )
-        t3 = upper.theorem3_details(inst, n, form=form3)
-        rows.append(
-            _row(
-                ub["theorem3"]["row"],
-                ub["theorem3"]["source"],
-                [
-                    "unique optimal set w(K) > w(K+1)",
-                    f"eps = {t3['eps']:.6g} minimises the bound at n",
-                    note3,
-                ],
-                "upper",
-                "dependent",
-                "constant",
-                t3["bound"],
-                "sum_{e>K} (1+eps) Delta_{e,K}(1 + log(1/Delta_{e,K}))/kl(w(e), w(K)) "
-                "(log n + 3 log log n) + C",
-                "CascadeKL-UCB",
-            )
-        )
-    rows.append(
-        _row(
-            ub["corollary2"]["row"],
-            ub["corollary2"]["source"],
-            ["any attraction probabilities", "n >= 1"],
-            "upper",
-            "free",
-            "constant",
-            theorem2_gapfree_bound(L, K, n),
-            "4 sqrt(3 (L-K) min(K, L-K) n log n) + pi^2 L / 3",
-            "CascadeUCB1",
-        )
-    )
-    if unique:
-        val, e = theorem3_gapfree_bound(inst, n, form=form3)
-        rows.append(
-            _row(
-                ub["corollary3"]["row"],
-                ub["corollary3"]["source"],
-                [
-                    "unique optimal set (Theorem 3's premise)",
-                    f"eps = {e:.6g} minimises the bound at n",
-                    "leading term depends on the instance only through w(1); C_theta on the "
-                    "pairs with gaps above the threshold theta*",
-                    note3,
-                ],
-                "upper",
-                "free",
-                "constant",
-                val,
-                "2 sqrt((1+eps)(log n + 3 log log n)(L-K) min(K, L-K) min(1, 4 w(1)) n) + C_theta",
-                "CascadeKL-UCB",
-            )
-        )
-    rows += [
-        _row(
-            ORDER_UPPER_BOUNDS["vial-klucb"],
-            "[V22] NeurIPS 2022 (arXiv 2203.12577v1 abstract)",
-            ["order only: constant and log factors not retrieved"],
-            "upper",
-            "free",
-            "order",
-            vial_klucb_upper_order(L, K, n),
-            "sqrt(n L)",
-            "CascadeKL-UCB",
-        ),
-        _row(
-            ORDER_UPPER_BOUNDS["vial-variance-aware"],
-            "[V22] NeurIPS 2022 (abstract)",
-            ["order only: constant and log factors not retrieved"],
-            "upper",
-            "free",
-            "order",
-            vial_variance_aware_upper_order(L, K, n),
-            "sqrt(n L)",
-            "variance-aware cascade UCB (Bernstein)",
-        ),
-    ]
-    if n >= L:
-        rows.append(
-            _row(
-                ORDER_UPPER_BOUNDS["zhong-ts-cascade"],
-                "[Z21] JMLR 2021 / AISTATS 2019 (abstract)",
-                ["order only: constant and log factors not retrieved", "n >= L (T >= L)"],
-                "upper",
-                "free",
-                "order",
-                zhong_ts_cascade_upper_order(L, K, n),
-                "sqrt(n L K)",
-                "TS-Cascade",
-            )
-        )
-    if unique and L > K:
-        c4 = lower.theorem4_coefficient(inst)
-        blb = lower.blb_parameters(inst) is not None
-        rows.append(
-            _row(
-                "Theorem 4" + ("" if blb else ", general-instance form (bounds.lower)"),
-                "[K15] ICML 2015, Theorem 4" + ("" if blb else " (extended in bounds.lower)"),
-                [
-                    "consistent algorithms",
-                    "asymptotic: liminf R(n)/log n >= coefficient; value = coefficient * log n",
-                    "B_LB instance" if blb else "general instance, alpha = (1 - w(1))^(K-1)",
-                ],
-                "lower",
-                "dependent",
-                "constant",
-                c4 * logn,
-                "(L-K) Delta (1-p)^(K-1) / kl(p - Delta, p) log n"
-                if blb
-                else "(1-w(1))^(K-1) sum_{e>K} Delta_{e,K} / kl(w(e), w(K)) log n",
-                "any consistent",
-            )
-        )
-        rows.append(
-            _row(
-                "Graves-Lai constant of the cascade model (closed form derived here)",
-                "[C15] SIGMETRICS 2015 (asymptotically optimal lower bound; printed formula not "
-                "retrieved); equal to bounds.lower.theorem4_sharp_coefficient (proved here)",
-                [
-                    "uniformly good algorithms",
-                    "asymptotic: liminf R(n)/log n >= coefficient; value = coefficient * log n",
-                ],
-                "lower",
-                "dependent",
-                "constant",
-                graves_lai_coefficient(inst) * logn,
-                "prod_{j<K}(1-w(j)) sum_{e>K} Delta_{e,K} / kl(w(e), w(K)) log n",
-                "any uniformly good",
-            )
-        )
-    rows += [
-        _row(
-            "Minimax lower bound",
-            "[V22] NeurIPS 2022 (arXiv 2203.12577v1 abstract)",
-            [
-                "order only: constant, theorem and premises not retrieved",
-                "minimax: some instance with these L, K, not this one",
-            ],
-            "lower",
-            "free",
-            "order",
-            vial_minimax_lower_order(L, K, n),
-            "sqrt(n L)",
-            "any",
-        ),
-        _row(
-            "CascadeUCB1 lower bound",
-            "[V22] NeurIPS 2022 (arXiv 2203.12577v1 abstract)",
-            [
-                "order only: constant, theorem and premises not retrieved",
-                "on hard instances with small mean rewards (abstract), not this one",
-            ],
-            "lower",
-            "free",
-            "order",
-            vial_cascadeucb1_lower_order(L, K, n),
-            "sqrt(n L K)",
-            "CascadeUCB1",
-        ),
-        _row(
-            "Minimax lower bound",
-            "[Z21] JMLR 2021 (as reported by [V22]'s arXiv v1 abstract)",
-            [
-                "order only: constant, theorem and premises not retrieved",
-                "minimax: some instance with these L, K, not this one",
-            ],
-            "lower",
-            "free",
-            "order",
-            zhong_lower_order(L, K, n),
-            "sqrt(n L / K)",
-            "any",
-        ),
-    ]
+    for b in all_bounds():
+        if not b.applies(inst, n):
+            continue
+        try:
+            value = b(inst, n)
+        except ValueError:  # beyond float64 at this n: no row, as an inapplicable bound
+            continue
+        row = _row(
+            b.title, b.source, b.note_lines(inst, n), b.kind, b.gap, b.form, value, b.rate,
+            b.algorithm,
+        )  # fmt: skip
+        row["bound"] = b.name
+        rows.append(row)
+    order = {("upper", "dependent"): 0, ("upper", "free"): 1, ("lower", "dependent"): 2}
+    rows.sort(key=lambda r: order.get((r["kind"], r["gap"]), 3))
     return [r for r in rows if math.isfinite(r["value"])]

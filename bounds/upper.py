@@ -460,14 +460,19 @@ class _Pairs:
 class _Theorem3Curve:
     """Theorem 3 on a vector of horizons: the parts that do not depend on eps, computed once."""
 
-    def __init__(self, inst, n, form, c):
+    def __init__(self, inst, n, form, c, peeling="lemma2"):
         from cascading_bandits.bounds.garivier_cappe import GC_LOGLOG_CONSTANT, _loglog_terms
 
         self.inst, self.form = inst, form
         self.pairs = _Pairs(inst)
         self.logn = _log(n)
         ll = _loglog(n)
-        self.log_factor = theorem3_leading_coefficient(inst) * (self.logn + c * ll)
+        coef = (
+            theorem3_leading_coefficient(inst)
+            if peeling == "lemma2"
+            else theorem3_prepeeling_coefficient(inst)
+        )
+        self.log_factor = coef * (self.logn + c * ll)
         if form == "paper":
             self.rest = float(GC_LOGLOG_CONSTANT) * inst.K * ll
         else:
@@ -579,7 +584,9 @@ def _check_c(c, form):
     return c
 
 
-def theorem3_curve(instance, horizons, *, eps=None, form="paper", c=3.0) -> np.ndarray:
+def theorem3_curve(
+    instance, horizons, *, eps=None, form="paper", c=3.0, peeling="lemma2"
+) -> np.ndarray:
     """Theorem 3 (CascadeKL-UCB) on an array of horizons, eps optimised per horizon by default.
 
     The same bound as :func:`theorem3_bound`: ``(1 + eps) sum_{e>K} Delta_{e,K}(1 +
@@ -605,6 +612,12 @@ def theorem3_curve(instance, horizons, *, eps=None, form="paper", c=3.0) -> np.n
     c : float >= 0
         The ``c`` of ``log n + c log log n`` (3 in the paper); ``form="paper"`` needs 3,
         ``form="proof"`` uses ``F(n)`` with this c.
+    peeling : {"lemma2", "lp"}
+        ``"lemma2"`` (default): the theorem's ``Delta_{e,K}(1 + log(1/Delta_{e,K}))/kl`` per
+        item (Lemma 2); ``"lp"``: the exact optimum of the nested peeling LP of the proof
+        (Lemma 2's left side, :func:`theorem3_prepeeling_coefficient`), so that with
+        ``form="proof"`` this is the proof's own bound before Lemma 2 loosens it, eps
+        optimised per horizon for that form.
 
     Returns
     -------
@@ -612,6 +625,7 @@ def theorem3_curve(instance, horizons, *, eps=None, form="paper", c=3.0) -> np.n
     """
     inst = _instance(instance)
     _check_form(form)
+    V.choice("peeling", peeling, ("lemma2", "lp"))
     c = _check_c(c, form)
     n, _ = _horizon(horizons, "horizons")
     n = np.asarray(n, dtype=np.float64)
@@ -620,7 +634,7 @@ def theorem3_curve(instance, horizons, *, eps=None, form="paper", c=3.0) -> np.n
         eps = _check_eps(eps)
     if flat.size == 0 or inst.regret_free:
         return np.zeros(n.shape)
-    curve = _Theorem3Curve(inst, flat, form, c)
+    curve = _Theorem3Curve(inst, flat, form, c, peeling)
     vals = _finite(curve.at_eps(eps), "bound", eps) if eps is not None else curve.optimised()[0]
     return vals.reshape(n.shape)
 
