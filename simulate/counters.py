@@ -39,6 +39,14 @@ their top K is the list the engine showed (``mismatches`` counts the steps where
     the mean regret (on all steps / good steps).
 ``T``
     observation counts ``T_n(e)`` (``T_0 = 1`` included), items in the weights' order.
+``below``
+    per optimal item (by rank), the steps with ``U_t(e*) < w(e*)``: the A-part of the
+    binomial bounds (docs/sharper_bounds.md).
+``bpath``
+    per suboptimal item (by rank), ``sum`` over its events ``G_{e,.,t}`` of
+    ``g_e(u_n(w_hat_s(e), s))``, ``s = T_{t-1}(e)``: the index with the horizon's radius or
+    threshold, and ``g_e(v)`` the largest gap ``w(j) - w(e)`` over optimal ``j`` with
+    ``w(j) <= v`` (0 if none): the B-part of the binomial bounds, run by run.
 
 Identity (Theorem 4's proof): ``T_n(e) - 1 = sum_{e*} G[e, e*]`` for every suboptimal e.
 
@@ -154,8 +162,9 @@ def _replay(policy, order, attract, K, c, w0, lists, clicks, tau, rank, byrank, 
     """Replay one run's trace; see the module docstring for what is counted.
 
     ``byrank[r]`` is the item of rank r; ``gaps`` and ``tau`` are (L-K, K) by rank.
-    Returns (G, G_good, M, M_good, Mbar_good, T, scalars) with scalars = [bad steps,
-    regret, regret on bad steps, thm1_upper_good, thm1_exact, thm1_exact_good, mismatches].
+    Returns (G, G_good, M, M_good, Mbar_good, T, below, bpath, scalars) with scalars =
+    [bad steps, regret, regret on bad steps, thm1_upper_good, thm1_exact, thm1_exact_good,
+    mismatches].
     """
     L = attract.size
     n = lists.shape[0]
@@ -169,6 +178,11 @@ def _replay(policy, order, attract, K, c, w0, lists, clicks, tau, rank, byrank, 
     M = np.zeros((nsub, K), np.int64)
     Mg = np.zeros((nsub, K), np.int64)
     Mbg = np.zeros((nsub, K), np.int64)
+    below = np.zeros(K, np.int64)
+    bpath = np.zeros(nsub)
+    # the index with the horizon's radius (UCB1: c_{n-1,s}) or threshold (KL-UCB: f(n))
+    lg_n = safe_log(n - 1.0)
+    th_n = klucb_threshold_scalar(float(n), c)
     idx = np.empty(L)
     taken = np.empty(L, np.bool_)
     sel = np.empty(K, np.int64)
@@ -201,6 +215,9 @@ def _replay(policy, order, attract, K, c, w0, lists, clicks, tau, rank, byrank, 
                     idx[e] = klucb_scalar(S[e] / N[e], float(N[e]), th)
                     if rank[e] < K and attract[e] > idx[e]:
                         bad = True
+        for e in range(L):
+            if rank[e] < K and idx[e] < attract[e]:
+                below[rank[e]] += 1
         if check:
             _top(idx, K, taken, sel)
             for k in range(K):
@@ -251,6 +268,16 @@ def _replay(policy, order, attract, K, c, w0, lists, clicks, tau, rank, byrank, 
                         tail *= 1.0 - attract[byrank[pi[jj]]]
                     ex_all += d * tail
                     G[i, j] += 1
+                    e = lst[k]
+                    if policy == _UCB1:
+                        un = S[e] / N[e] + math.sqrt(1.5 * lg_n / N[e])
+                    else:
+                        un = klucb_scalar(S[e] / N[e], float(N[e]), th_n)
+                    g = 0.0
+                    for jj in range(K):
+                        if attract[byrank[jj]] <= un and gaps[i, jj] > g:
+                            g = gaps[i, jj]
+                    bpath[i] += g
                     low = N[lst[k]] <= tau[i, j]
                     if low:
                         M[i, j] += 1
@@ -271,7 +298,7 @@ def _replay(policy, order, attract, K, c, w0, lists, clicks, tau, rank, byrank, 
     sc = np.array(
         [float(bad_steps), regret, regret_bad, up_good, ex_all, ex_good, float(mism)], np.float64
     )
-    return G, Gg, M, Mg, Mbg, N, sc
+    return G, Gg, M, Mg, Mbg, N, below, bpath, sc
 
 
 _SCALARS = (
@@ -296,6 +323,10 @@ class ProofCounters:
         The thresholds ``M`` and ``Mbar_good`` were counted with.
     G, G_good, M, M_good, Mbar_good : ndarray (runs, L-K, K) int64
     T : ndarray (runs, L) int64
+    below : ndarray (runs, K) int64
+        Steps with ``U_t(e*) < w(e*)``, per optimal item by rank.
+    bpath : ndarray (runs, L-K) float64
+        The B-part of the binomial bounds per suboptimal item by rank (module docstring).
     bad_steps, mismatches : ndarray (runs,) int64
     regret, regret_bad, thm1_upper_good, thm1_exact, thm1_exact_good : ndarray (runs,) float64
     engine_regret : ndarray (runs,) float64
@@ -326,6 +357,8 @@ class ProofCounters:
     mismatches: np.ndarray
     engine_regret: np.ndarray
     gaps: np.ndarray = field(repr=False)
+    below: np.ndarray = field(default=None, repr=False)
+    bpath: np.ndarray = field(default=None, repr=False)
 
     @property
     def runs(self) -> int:
@@ -373,7 +406,7 @@ def replay_counters(
     byrank = np.argsort(rank).astype(np.int64)
     model = CascadeModel(tuple(w), K)
     fstar = model.expected_reward(model.optimal_list())  # f(A*) as the engine evaluates it
-    G, Gg, M, Mg, Mbg, T, sc = _replay(
+    G, Gg, M, Mg, Mbg, T, below, bpath, sc = _replay(
         COUNTED_POLICIES.index(policy),
         oc,
         w,
@@ -390,6 +423,7 @@ def replay_counters(
         bool(check),
     )
     out = {"G": G, "G_good": Gg, "M": M, "M_good": Mg, "Mbar_good": Mbg, "T": T}
+    out["below"], out["bpath"] = below, bpath
     for name, v in zip(_SCALARS, sc, strict=True):
         out[name] = v
     return out
@@ -487,4 +521,6 @@ def run_counters(
         mismatches=stack("mismatches", np.int64),
         engine_regret=np.concatenate(eng),
         gaps=gaps,
+        below=stack("below", np.int64),
+        bpath=stack("bpath", np.float64),
     )

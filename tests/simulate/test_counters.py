@@ -50,6 +50,10 @@ def reference_counters(weights, K, policy, order, lists, clicks, w0, tau, c=3.0)
         0.0,
     )
     mism = 0
+    n = len(lists)
+    below = [0] * K
+    bpath = [0.0] * (L - K)
+    opt_w = [w[e] for e in items[:K]]
     for t in range(1, len(lists) + 1):
         A = [int(x) for x in lists[t - 1]]
         means = np.array(S, float) / np.array(N, float)
@@ -60,6 +64,13 @@ def reference_counters(weights, K, policy, order, lists, clicks, w0, tau, c=3.0)
         else:
             U = cascade_klucb_index(means, np.array(N, float), t, c)
             bad = any(w[e] > U[e] for e in items[:K])  # E_t of the KL-UCB proof
+        for j, e in enumerate(items[:K]):
+            below[j] += U[e] < w[e]
+        # the index of each item at the horizon's radius / threshold (binomial bounds' B-part)
+        if policy == "cascade-ucb1":
+            Un = np.asarray(means) + ucb1_radius(n - 1.0, np.array(N, float))
+        else:
+            Un = cascade_klucb_index(means, np.array(N, float), n, c)
         want = recommended_list(U, K, "decreasing" if order == "best-first" else "increasing")
         mism += want != A
         pi = theorem1_permutation(A, w, K)
@@ -81,6 +92,7 @@ def reference_counters(weights, K, policy, order, lists, clicks, w0, tau, c=3.0)
             if k <= C and k < K:  # observed: no click above position k
                 tail = math.prod(1 - w[p] for p in pi[k + 1 :])
                 G[i][j] += 1
+                bpath[i] += max([o - w[e] for o in opt_w if o <= Un[e]], default=0.0)
                 out["thm1_exact"] += d * tail
                 low = N[e] <= tau[i][j]
                 M[i][j] += low
@@ -93,6 +105,7 @@ def reference_counters(weights, K, policy, order, lists, clicks, w0, tau, c=3.0)
             N[A[k]] += 1
             S[A[k]] += k == C
     out.update(G=G, G_good=Gg, M=M, M_good=Mg, Mbar_good=Mbg, T=N, mismatches=mism)
+    out.update(below=below, bpath=bpath)
     return out
 
 
@@ -121,8 +134,10 @@ def test_replay_equals_reference(instance, policy, order):
     got = replay_counters(weights, K, policy, order, lists[0], clicks[0], w0, tau)
     ref = reference_counters(weights, K, policy, order, lists[0], clicks[0], w0, tau)
     assert got["mismatches"] == 0 and ref["mismatches"] == 0
-    for name in ("G", "G_good", "M", "M_good", "Mbar_good", "T"):
+    for name in ("G", "G_good", "M", "M_good", "Mbar_good", "T", "below"):
         assert np.asarray(got[name]).tolist() == np.asarray(ref[name]).tolist(), name
+    assert got["bpath"] == pytest.approx(ref["bpath"], rel=1e-12, abs=1e-12)
+    assert sum(ref["bpath"]) > 0  # the B-part moved
     assert got["bad_steps"] == ref["bad_steps"]
     if policy == "cascade-ucb1":
         assert got["bad_steps"] >= 1  # c_{0,s} = 0 (small-t rule): E_1 holds
