@@ -1,4 +1,4 @@
-"""``cascading bounds``: every bound of the paper on one instance at one horizon.
+"""``cascading bounds``: every registered bound with a constant on one instance at one horizon.
 
 Examples::
 
@@ -7,16 +7,25 @@ Examples::
     cascading bounds --L 64                            # B_LB(64, 2, 0.2, 0.15)
     cascading bounds --weights 0.2,0.2,0.05,0.05 --K 2 --horizon 1e6 --eps 0.5
     cascading bounds --json
+    cascading bounds --list                            # the registry, nothing computed
 
-The table lists each bound's value at n, its coefficient of ``log n`` and the
-ratio ``value / (theorem4_coefficient * log n)`` to the asymptotic lower bound.
+The paper's theorems come first, in detail: Theorem 2's coefficient of ``log n``, Theorem 3's
+eps, C, C2 and beta (``--eps`` and ``--form`` apply to these lines), Theorem 4's coefficient.
+Then one row per bound of the registry (:mod:`bounds.registry`) that has a constant and
+applies to the instance, upper and lower (Theorems 2-4, the corollaries, the sharp Graves-Lai
+constant, the exact-LP forms, and any bound a catalog module or the user's code registers):
+its value at n, ``value / log n`` (for the gap-dependent ones: the coefficient of ``log n``
+of an asymptotic lower bound, the slope plus a vanishing constant of an upper one) and the
+ratio ``value / (theorem4_coefficient * log n)`` to Theorem 4. A registered bound that does
+not apply is named with the premise that fails; order-only bounds (no constant) are named.
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["add_arguments", "run", "compute", "format_table"]
+__all__ = ["add_arguments", "run", "compute", "format_table", "registry_rows", "list_bounds",
+           "format_list"]  # fmt: skip
 
 _DEFAULT = {"L": 16, "K": 2, "p": 0.2, "delta": 0.15}
 
@@ -42,7 +51,7 @@ def add_arguments(parser) -> None:
         "--delta", type=real("--delta"), help="gap of B_LB, 0 < delta < p (default 0.15)"
     )
     parser.add_argument(
-        "--horizon", type=integer("--horizon", 2), default=100_000, help="n (default 1e5)"
+        "--horizon", type=integer("--horizon", 2), default=None, help="n (default 1e5)"
     )
     parser.add_argument(
         "--eps",
@@ -53,8 +62,15 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--form",
         choices=("paper", "proof"),
-        default="paper",
-        help="Theorem 3's constant C: as printed (paper, default) or as the proof gives it (proof)",
+        default=None,
+        help="Theorem 3's constant C: as printed (paper, default) or as the proof gives it "
+        "(proof); the detailed Theorem 3 line only (the registered rows are as declared)",
+    )
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="list the registered bounds (name, kind, form, gap, policies covered, premises, "
+        "source) without computing anything; with --json, one JSON object",
     )
     parser.add_argument(
         "--json",
@@ -98,8 +114,125 @@ def _instance(args):
     return b_lb(params["L"], params["K"], params["p"], params["delta"]), params
 
 
+def _policies(b) -> list:
+    from cascading_bandits.bounds.registry import ANY_POLICY
+
+    return [ANY_POLICY] if b.covers == ANY_POLICY else [c.text for c in b.covers]
+
+
+def list_bounds() -> list[dict]:
+    """The registry as data, nothing evaluated: one dict per registered bound, in
+    registration order, with ``name``, ``title``, ``kind``, ``form``, ``gap``, ``asymptotic``,
+    ``policies`` (the covered policies' texts, or ``["any"]``), ``premises`` (texts),
+    ``models`` (click models), ``source``, ``rate`` and ``derivation`` (None if cited)."""
+    from cascading_bandits.bounds.registry import all_bounds
+
+    return [
+        {
+            "name": b.name,
+            "title": b.title,
+            "kind": b.kind,
+            "form": b.form,
+            "gap": b.gap,
+            "asymptotic": b.asymptotic,
+            "policies": _policies(b),
+            "premises": b.premise_texts(),
+            "models": list(b.models),
+            "source": b.source,
+            "rate": b.rate,
+            "derivation": b.derivation or None,
+        }
+        for b in all_bounds()
+    ]
+
+
+def format_list(items) -> str:
+    """The readable listing of :func:`list_bounds`."""
+    lines = [f"{len(items)} registered bounds (bounds.registry; a catalog_* module adds more)", ""]
+    for d in items:
+        lines.append(
+            f"{d['name']}  {d['kind']}, {d['form']}, gap-{d['gap']}"
+            + (", asymptotic" if d["asymptotic"] else "")
+            + f": {d['title']}"
+        )
+        lines.append(f"    policies: {', '.join(d['policies'])}")
+        lines.append(f"    premises: {'; '.join(d['premises']) or 'none'}")
+        if d["models"] != ["cascade"]:
+            lines.append(f"    click models: {', '.join(d['models'])}")
+        lines.append(f"    source: {d['source']}")
+        if d["derivation"]:
+            lines.append(f"    derivation: {d['derivation']}")
+        lines.append(f"    rate: {d['rate']}")
+    return "\n".join(lines)
+
+
+def registry_rows(inst, n, theorem4) -> list[dict]:
+    """Every registered bound at ``(inst, n)``, one dict each, in registration order.
+
+    Parameters
+    ----------
+    inst : CascadeInstance
+    n : int >= 2
+    theorem4 : float
+        Theorem 4 at n (``theorem4_coefficient * log n``), the denominator of the ratio.
+
+    Returns
+    -------
+    list of dict with keys ``name`` (registry name), ``title``, ``kind``, ``form``, ``gap``,
+    ``asymptotic``, ``policies``, ``source``, ``rate``, ``applies`` (every premise holds at
+    n), ``failed_premise`` (the first that fails, or None), ``value`` (the bound at n; None
+    when it does not apply, is known only as an order, or overflows a double: ``note`` says
+    which), ``value_over_log_n`` (gap-dependent bounds only, else None),
+    ``ratio_to_theorem4`` (None when Theorem 4 is 0 or there is no value) and ``note``.
+    """
+    from cascading_bandits.bounds.registry import all_bounds
+
+    logn = math.log(n)
+    out = []
+    for b in all_bounds():
+        failed = b.failed_premise(inst, n)
+        value = note = None
+        if failed is not None:
+            note = f"needs {failed}"
+        elif b.form != "constant":
+            note = "known only as an order: no constant, no value to compare"
+        else:
+            try:
+                value = float(b(inst, n))
+            except ValueError as e:  # beyond the float64 range at this n
+                note = str(e)
+        out.append(
+            {
+                "name": b.name,
+                "title": b.title,
+                "kind": b.kind,
+                "form": b.form,
+                "gap": b.gap,
+                "asymptotic": b.asymptotic,
+                "policies": _policies(b),
+                "source": b.source,
+                "rate": b.rate,
+                "applies": failed is None,
+                "failed_premise": failed,
+                "value": value,
+                "value_over_log_n": (
+                    value / logn if value is not None and b.gap == "dependent" else None
+                ),
+                "ratio_to_theorem4": (
+                    value / theorem4 if value is not None and theorem4 > 0 else None
+                ),
+                "note": note,
+            }
+        )
+    return out
+
+
 def compute(inst, n, eps=None, form="paper", blb=None) -> dict:
-    """All the numbers ``cascading bounds`` prints, as a dict of floats (JSON-ready)."""
+    """All the numbers ``cascading bounds`` prints, as a dict of floats (JSON-ready).
+
+    The paper's theorems in detail (Theorem 3 at ``eps`` and ``form``), and under
+    ``bounds`` every registered bound (:func:`registry_rows`).
+    """
     from cascading_bandits.bounds import lower, upper
 
     inst.require_unique_optimum()
@@ -131,6 +264,7 @@ def compute(inst, n, eps=None, form="paper", blb=None) -> dict:
         "eps_optimised": t3["eps_optimised"],
         "C2": t3["C2"],
         "beta": t3["beta"],
+        "bounds": registry_rows(inst, n, t4 * logn),
     }
     if blb is not None:
         out["instance"].update({"p": float(blb["p"]), "delta": float(blb["delta"])})
@@ -138,7 +272,33 @@ def compute(inst, n, eps=None, form="paper", blb=None) -> dict:
 
 
 def _ratio(value, lower):
-    return f"{value / lower:>14.4f}" if lower > 0 else f"{'n/a':>14}"
+    return f"{value / lower:>18.4f}" if lower > 0 else f"{'n/a':>18}"
+
+
+def _detail_lines(res: dict) -> list[str]:
+    """The paper's theorems in detail (Theorem 3 at --eps / --form)."""
+    eps_note = "optimised" if res["eps_optimised"] else "given"
+    if res["C2"] is None or res["beta"] is None:
+        pair = "no suboptimal item: C2 and beta are undefined and Theorems 2-4 are 0"
+    else:
+        pair = f"worst pair C2 = {res['C2']:.6g}, beta = {res['beta']:.6g}"
+    return [
+        f"Theorem 2 (CascadeUCB1): value at n = {res['theorem2']:.6f}, coef. of log n = "
+        f"{res['theorem2_coefficient']:.6f}; pre-peeling (exact LP): "
+        f"{res['theorem2_prepeeling']:.6f}, coef. of log n = "
+        f"{res['theorem2_prepeeling_coefficient']:.6f}",
+        f"Theorem 3 (CascadeKL-UCB), {res['theorem3_form']} C: value at n = "
+        f"{res['theorem3']:.6f}, coef. of log n = {res['theorem3_coefficient']:.6f}; "
+        f"eps = {res['eps']:.6g} ({eps_note}), C = {res['theorem3_constant']:.6g}, {pair}",
+        f"  leading term (eps=0, no C) = {res['theorem3_leading']:.6f} (coef. of log n = "
+        f"{res['theorem3_leading_coefficient']:.6f}); pre-peeling = "
+        f"{res['theorem3_prepeeling']:.6f} (coef. of log n = "
+        f"{res['theorem3_prepeeling_coefficient']:.6f})",
+        f"Theorem 4 (lower, asymptotic): value at n = {res['theorem4']:.6f}, coef. of log n = "
+        f"{res['theorem4_coefficient']:.6f} (general alpha = "
+        f"{res['theorem4_general_coefficient']:.6f}, sharp alpha = Graves-Lai = "
+        f"{res['theorem4_sharp_coefficient']:.6f})",
+    ]
 
 
 def format_table(res: dict) -> str:
@@ -149,51 +309,48 @@ def format_table(res: dict) -> str:
     else:
         head = f"L={inst['L']}, K={inst['K']}, w=({', '.join(f'{x:g}' for x in inst['weights'])})"
     lower = res["theorem4"]
-    eps_note = "optimised" if res["eps_optimised"] else "given"
-    rows = [
-        ("Theorem 2 (CascadeUCB1)", res["theorem2"], res["theorem2_coefficient"]),
-        (
-            "Theorem 2, pre-peeling",
-            res["theorem2_prepeeling"],
-            res["theorem2_prepeeling_coefficient"],
-        ),
-        (
-            f"Theorem 3 (CascadeKL-UCB), {res['theorem3_form']} C",
-            res["theorem3"],
-            res["theorem3_coefficient"],
-        ),
-        (
-            "Theorem 3, pre-peeling",
-            res["theorem3_prepeeling"],
-            res["theorem3_prepeeling_coefficient"],
-        ),
-        (
-            "Theorem 3 leading term (eps=0, no C)",
-            res["theorem3_leading"],
-            res["theorem3_leading_coefficient"],
-        ),
-        ("Theorem 4 (lower, asymptotic)", lower, res["theorem4_coefficient"]),
-    ]
-    w0 = max(len(r[0]) for r in rows)
+    rows = [b for b in res["bounds"] if b["value"] is not None]
+    rows.sort(key=lambda b: b["kind"] != "upper")  # upper first, registration order kept
+    w0 = max([len("bound"), *(len(b["name"]) for b in rows)])
     lines = [
         f"Instance: {head}; horizon n = {res['n']:g} (log n = {res['log_n']:.6g})",
-        f"Theorem 3: eps = {res['eps']:.6g} ({eps_note}), C = {res['theorem3_constant']:.6g}, "
-        + (
-            "no suboptimal item: C2 and beta are undefined and every bound is 0"
-            if res["C2"] is None or res["beta"] is None
-            else f"worst pair C2 = {res['C2']:.6g}, beta = {res['beta']:.6g}"
-        ),
+        *_detail_lines(res),
         "",
-        f"{'bound':<{w0}}  {'value at n':>14}  {'coef. of log n':>14}  {'ratio to lower':>14}",
-        f"{'-' * w0}  {'-' * 14}  {'-' * 14}  {'-' * 14}",
+        "Registered bounds with a constant that apply here ('cascading bounds --list': all)",
+        f"{'bound':<{w0}}  {'kind':<5}  {'gap':<9}  {'value at n':>14}  {'value / log n':>14}  "
+        f"{'ratio to Theorem 4':>18}  title",
+        f"{'-' * w0}  {'-' * 5}  {'-' * 9}  {'-' * 14}  {'-' * 14}  {'-' * 18}  {'-' * 5}",
     ]
-    for name, value, coef in rows:
-        lines.append(f"{name:<{w0}}  {value:>14.6f}  {coef:>14.6f}  {_ratio(value, lower)}")
+    for b in rows:
+        per_log = b["value_over_log_n"]
+        per_log = f"{'-':>14}" if per_log is None else f"{per_log:>14.6f}"
+        lines.append(
+            f"{b['name']:<{w0}}  {b['kind']:<5}  {b['gap']:<9}  {b['value']:>14.6f}  {per_log}  "
+            f"{_ratio(b['value'], lower)}  {b['title']}"
+        )
+    skipped = [b for b in res["bounds"] if b["value"] is None and b["form"] == "constant"]
+    if skipped:
+        lines += ["", "Registered bounds with a constant that do not apply here"]
+        w1 = max(len(b["name"]) for b in skipped)
+        lines += [f"  {b['name']:<{w1}}  {b['title']}: {b['note']}" for b in skipped]
+    orders = [b["name"] for b in res["bounds"] if b["form"] == "order"]
+    if orders:
+        lines += [
+            "",
+            "Known only as orders (no constant; 'cascading ledger' prints their rates): "
+            + ", ".join(orders),
+        ]
     lines.append("")
     lines.append(
-        "Theorem 4's constant is liminf R(n)/log n; "
-        "'ratio to lower' = value / (theorem4_coefficient * log n)."
+        "Theorem 4's constant is liminf R(n)/log n; 'ratio to Theorem 4' = value / "
+        "(theorem4_coefficient * log n); 'value / log n' is given for gap-dependent bounds "
+        "(an asymptotic lower bound's coefficient of log n)."
     )
+    if not res["eps_optimised"] or res["theorem3_form"] != "paper":
+        lines.append(
+            "--eps / --form apply to the Theorem 3 lines above; the registered theorem3 row "
+            "optimises eps at n, with C as printed from n = 48."
+        )
     return "\n".join(lines)
 
 
@@ -209,12 +366,27 @@ def _finite(obj):
 
 
 def run(args) -> int:
+    from cascading_bandits.reports.cli import emit_json, given
+
+    if args.list:
+        extra = given(args, "weights", "L", "K", "p", "delta", "horizon", "eps", "form", "force")
+        if extra:
+            raise ValueError(
+                "--list lists the registry and computes nothing; drop " + " ".join(extra)
+            )
+        items = list_bounds()
+        if args.json:
+            emit_json({"bounds": items})
+        else:
+            print(format_list(items))
+        return 0
     inst, blb = _instance(args)
-    n = args.horizon
+    n = 100_000 if args.horizon is None else args.horizon
+    form = "paper" if args.form is None else args.form
     eps = args.eps
     if eps is not None and eps <= 0:
         raise ValueError(f"--eps must be > 0, got {eps!r}")
-    res = compute(inst, n, eps=eps, form=args.form, blb=blb)
+    res = compute(inst, n, eps=eps, form=form, blb=blb)
     if eps is not None and not all(
         math.isfinite(res[k]) for k in ("theorem3", "theorem3_constant", "theorem3_coefficient")
     ):
@@ -223,8 +395,6 @@ def run(args) -> int:
             "infinite); choose a larger --eps, or omit it to use the optimal one"
         )
     if args.json:
-        from cascading_bandits.reports.cli import emit_json
-
         emit_json(_finite(res))
     else:
         print(format_table(res))

@@ -7,8 +7,12 @@ Examples::
     cascading ledger --weights 0.5,0.3,0.2,0.1 --K 2 --horizon 1e6 --json
     cascading ledger --from-search docs/search/tightest_theorem2.json
 
-Rows are grouped upper / lower, gap-dependent / gap-free, each with its source
-(:func:`bounds.later.ledger`). ``constant`` rows are bounds with their constants;
+Every bound of the registry (:mod:`bounds.registry`; ``cascading bounds --list``) is
+accounted for: one row per bound that applies (:func:`bounds.later.ledger`), with its
+registry name, grouped upper / lower, gap-dependent / gap-free, each with its source;
+then one line per bound that does not apply, naming the premise that fails
+(:func:`not_applicable`). A bound registered by a catalog module or by the user's code
+appears without any change here. ``constant`` rows are bounds with their constants;
 ``order`` rows are rates with the constant and log factors dropped (their sources'
 constants were not retrieved), so compare them by growth, not by value.
 
@@ -26,7 +30,7 @@ from pathlib import Path
 
 from cascading_bandits.reports.cli import add_force, given, integer, number_list, real
 
-__all__ = ["add_arguments", "run", "format_ledger"]
+__all__ = ["add_arguments", "run", "format_ledger", "not_applicable"]
 
 
 def add_arguments(parser) -> None:
@@ -71,11 +75,52 @@ def _ci(lo, hi, spec) -> str:
     return "" if lo is None or hi is None else f" [{lo:{spec}}, {hi:{spec}}]"
 
 
-def format_ledger(rows, head: str, n: int) -> str:
+def not_applicable(inst, n: int, rows) -> list[dict]:
+    """The registered bounds without a row in ``rows`` (:func:`bounds.later.ledger` of
+    ``inst`` at ``n``), each with why.
+
+    Returns
+    -------
+    list of dict, in registration order, with keys ``bound`` (the registry name), ``name``
+    (its title), ``kind``, ``gap``, ``form``, ``failed_premise`` (the text of the first
+    premise that fails, :meth:`bounds.registry.Bound.failed_premise`; None when every premise
+    holds) and ``why`` (one line: the premise it needs, or that its value at n overflows a
+    double).
+    """
+    from cascading_bandits.bounds.registry import all_bounds
+
+    have = {r.get("bound") for r in rows}
+    out = []
+    for b in all_bounds():
+        if b.name in have:
+            continue
+        failed = b.failed_premise(inst, n)
+        why = (
+            f"needs {failed}"
+            if failed is not None
+            else "its value at n is beyond the float64 range (no row)"
+        )
+        out.append(
+            {
+                "bound": b.name,
+                "name": b.title,
+                "kind": b.kind,
+                "gap": b.gap,
+                "form": b.form,
+                "failed_premise": failed,
+                "why": why,
+            }
+        )
+    return out
+
+
+def format_ledger(rows, head: str, n: int, skipped=None) -> str:
     """The readable table of :func:`bounds.later.ledger`'s rows.
 
-    Rows of :func:`cascading_bandits.reports.search_ledger.ledger_on_instance` (with
-    ``measured``) get a line with the measured regret and empirical / bound.
+    Each row starts with the bound's registry name. Rows of
+    :func:`cascading_bandits.reports.search_ledger.ledger_on_instance` (with ``measured``)
+    get a line with the measured regret and empirical / bound. ``skipped``
+    (:func:`not_applicable`) adds one line per registered bound that does not apply.
     """
     lines = [f"Instance: {head}; horizon n = {n:g}", ""]
     for kind, gap, title in _GROUPS:
@@ -84,9 +129,11 @@ def format_ledger(rows, head: str, n: int) -> str:
             continue
         lines.append(title)
         w = max(len(r["name"]) for r in group)
+        wb = max(len(r.get("bound") or "") for r in group)
         for r in group:
             lines.append(
-                f"  {r['name']:<{w}}  {r['value']:>14.6g}  {r['form']:<8}  [{r['algorithm']}]"
+                f"  {r.get('bound') or '':<{wb}}  {r['name']:<{w}}  {r['value']:>14.6g}  "
+                f"{r['form']:<8}  [{r['algorithm']}]"
             )
             lines.append(f"      source: {r['source']}")
             lines.append(f"      rate: {r['rate']}")
@@ -102,6 +149,12 @@ def format_ledger(rows, head: str, n: int) -> str:
                 lines.append(
                     f"      measured {r['measured']}: {emp:.1f}{_ci(lo, hi, '.1f')}{ratio}"
                 )
+        lines.append("")
+    if skipped:
+        lines.append("Registered bounds that do not apply here")
+        wb = max(len(x["bound"]) for x in skipped)
+        for x in skipped:
+            lines.append(f"  {x['bound']:<{wb}}  {x['name']}: {x['why']}")
         lines.append("")
     lines.append(
         "'constant': the bound with its constants; 'order': its rate only (constant and log "
@@ -163,11 +216,14 @@ def _run_from_search(args) -> int:
         doc = read_search(path)
     except ValueError as e:
         raise ValueError(f"--from-search: {e}") from None
+    from cascading_bandits.bounds.instance import CascadeInstance
+
     found = found_instances(doc, Path(path).stem)
     out = []
     for f in found:
         rows = ledger_on_instance(f)
-        out.append((f, rows))
+        skipped = not_applicable(CascadeInstance(tuple(f["weights"]), f["K"]), f["n"], rows)
+        out.append((f, rows, skipped))
     if args.json:
         print(
             json.dumps(
@@ -188,8 +244,9 @@ def _run_from_search(args) -> int:
                             "rows": [
                                 {k: v for k, v in r.items() if k not in _SEARCH_KEYS} for r in rows
                             ],
+                            "not_applicable": skipped,
                         }
-                        for f, rows in out
+                        for f, rows, skipped in out
                     ],
                 },
                 allow_nan=False,
@@ -197,9 +254,9 @@ def _run_from_search(args) -> int:
         )
         return 0
     texts = []
-    for f, rows in out:
+    for f, rows, skipped in out:
         head = f"L={f['L']}, K={f['K']}, w=({weights_text(f['weights'], 'x')})"
-        texts.append(_found_lines(f, path) + format_ledger(rows, head, f["n"]))
+        texts.append(_found_lines(f, path) + format_ledger(rows, head, f["n"], skipped))
     print(("\n\n" + "=" * 72 + "\n\n").join(texts))
     return 0
 
@@ -213,6 +270,7 @@ def run(args) -> int:
     inst, blb = _instance(args)
     n = 100_000 if args.horizon is None else args.horizon
     rows = ledger(inst, n)
+    skipped = not_applicable(inst, n, rows)
     if blb is not None:
         head = f"B_LB(L={blb['L']}, K={blb['K']}, p={blb['p']:g}, delta={blb['delta']:g})"
     else:
@@ -222,10 +280,11 @@ def run(args) -> int:
             "instance": {"weights": list(inst.weights), "K": inst.K, "L": inst.L},
             "n": n,
             "rows": rows,
+            "not_applicable": skipped,
         }
         if blb is not None:
             out["instance"].update({"p": float(blb["p"]), "delta": float(blb["delta"])})
         print(json.dumps(out, allow_nan=False))
     else:
-        print(format_ledger(rows, head, n))
+        print(format_ledger(rows, head, n, skipped))
     return 0

@@ -10,11 +10,12 @@ Objectives (:data:`OBJECTIVES`)
                ``min_regret`` during the search (default sqrt(n)): a ratio of two tiny
                regrets, on an instance with nothing to learn at this horizon, is noise.
     ``bound``  mean regret of policy A over one of its upper bounds at the horizon, the
-               instance where that bound is tightest. Any bound of A with an explicit
-               constant (:func:`search_bounds`, :data:`bounds.later.CONSTANT_UPPER_BOUNDS`):
-               ``theorem2`` (the default) and ``corollary2`` (its gap-free form) for
-               ``cascade-ucb1`` (alpha = 1.5); ``theorem3`` (the default, optimised eps, with
-               its constant) and ``corollary3`` for ``cascade-klucb`` (c = 3).
+               instance where that bound is tightest. Any registered upper bound with a
+               constant (:mod:`bounds.registry`; :func:`search_bounds` lists those that cover
+               A): for ``cascade-ucb1`` (alpha = 1.5) ``theorem2`` (the default),
+               ``corollary2``, ``theorem2-lp``; for ``cascade-klucb`` (c = 3) ``theorem3`` (the
+               default), ``corollary3``, ``theorem3-proof``, ``theorem3-lp``; and any bound a
+               user's module registers.
     ``regret`` mean regret of policy A at the horizon: the worst instance found, an
                empirical lower estimate of A's minimax regret at n (to set against the
                gap-free rates sqrt(nL) and sqrt(nLK)).
@@ -42,14 +43,10 @@ from scipy import optimize, stats
 
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.bounds.instance import CascadeInstance
-from cascading_bandits.bounds.later import (
-    CONSTANT_UPPER_BOUNDS,
-    ORDER_UPPER_BOUNDS,
-    upper_bound,
-)
+from cascading_bandits.bounds.registry import ANY_POLICY, all_bounds, bound_names, get_bound
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.models import make_model
-from cascading_bandits.simulate.policies import order_code, parse_policy
+from cascading_bandits.simulate.policies import PolicySpec, order_code, parse_policy
 from cascading_bandits.simulate.rng import policy_keys
 from cascading_bandits.simulate.runner import as_seed_sequence
 
@@ -57,8 +54,7 @@ __all__ = [
     "OBJECTIVES",
     "FAMILIES",
     "SearchResult",
-    "POLICY_ALGORITHM",
-    "DEFAULT_BOUND",
+    "PAPER_THEOREMS",
     "search_bounds",
     "bound_policy",
     "search",
@@ -69,103 +65,186 @@ __all__ = [
 
 OBJECTIVES = ("ratio", "bound", "regret")
 FAMILIES = ("free", "two-level")
-#: policies (canonical specs: the paper's parameters, alpha = 1.5 and c = 3) whose bounds
-#: the ``bound`` objective knows -> the ``algorithm`` of their ledger rows (bounds.later)
-POLICY_ALGORITHM = {"cascade-ucb1": "CascadeUCB1", "cascade-klucb": "CascadeKL-UCB"}
-#: the bound a ``bound`` search uses when none is named: the paper's theorem for the policy
-DEFAULT_BOUND = {"cascade-ucb1": "theorem2", "cascade-klucb": "theorem3"}
+#: the paper's upper bounds: the default of a ``bound`` search of a policy they cover (any
+#: other policy's default is the first registered bound that covers it)
+PAPER_THEOREMS = ("theorem2", "theorem3")
 
 
-def _canonical(policy) -> str:
-    return parse_policy(policy).text
+def _spec_params(spec) -> dict:
+    """A policy spec's parameter values as :meth:`Bound.covers_policy` reads them."""
+    return {k: (v[0] if len(v) == 1 else v) for k, v in spec.values}
+
+
+def _as_spec(policy) -> PolicySpec:
+    return policy if isinstance(policy, PolicySpec) else parse_policy(policy)
+
+
+def _constant_names() -> str:
+    """The registered upper bounds with a constant, comma-separated (read at each call)."""
+    return ", ".join(bound_names("upper", "constant"))
 
 
 def search_bounds(policy) -> tuple:
-    """Names of the upper bounds with explicit constants that apply to ``policy``.
+    """Names of the registered upper bounds with a constant that cover ``policy``.
 
     Parameters
     ----------
-    policy : str
-        A policy spec; only ``cascade-ucb1`` (alpha = 1.5, Theorem 2 and Corollary 2) and
-        ``cascade-klucb`` (c = 3, Theorem 3 and Corollary 3) at the paper's parameters have
-        bounds with constants ([K15] Section 4; :data:`bounds.later.CONSTANT_UPPER_BOUNDS`).
+    policy : str or PolicySpec
+        A policy spec; a bound covers it when one of its :class:`bounds.registry.Covers`
+        names the policy with the parameter values the spec has (e.g. ``cascade-ucb1``,
+        whose default ``alpha = 1.5`` is Theorem 2's, but not ``cascade-ucb1(alpha=1)``).
 
     Returns
     -------
     tuple of str
-        The default bound (:data:`DEFAULT_BOUND`) first; empty for any other policy.
+        In registration order with the default first: the paper's theorem
+        (:data:`PAPER_THEOREMS`) where one covers the policy, else the first registered.
+        Empty when no registered bound with a constant covers the policy. Bounds declared
+        about every policy (``covers=ANY_POLICY``) are not listed (they may still be named).
     """
-    algo = POLICY_ALGORITHM.get(_canonical(policy))
-    if algo is None:
-        return ()
-    names = [k for k, v in CONSTANT_UPPER_BOUNDS.items() if v["algorithm"] == algo]
-    first = DEFAULT_BOUND[_canonical(policy)]
-    return (first, *[k for k in names if k != first])
+    spec = _as_spec(policy)
+    params = _spec_params(spec)
+    names = [
+        b.name
+        for b in all_bounds()
+        if b.comparable and b.covers != ANY_POLICY and b.covers_policy(spec.name, params)
+    ]
+    first = next((t for t in PAPER_THEOREMS if t in names), names[0] if names else None)
+    return () if first is None else (first, *[k for k in names if k != first])
 
 
-def _unknown_bound(bound, have, policy=None):
-    """The ValueError for a bound name that is not a bound with a constant (of ``policy``)."""
-    what = f"for {policy}" if policy else "(bounds with a constant)"
-    if isinstance(bound, str) and bound in ORDER_UPPER_BOUNDS:
-        return ValueError(
-            f"bound {bound!r} ({ORDER_UPPER_BOUNDS[bound]}) is known only as an order: it has "
-            f"no constant, so regret / bound is undefined; allowed {what}: {', '.join(have)}"
+def _covered_texts() -> list:
+    """The policies (as Covers texts) some registered upper bound with a constant covers."""
+    out = []
+    for b in all_bounds():
+        if b.comparable and b.covers != ANY_POLICY:
+            out += [c.text for c in b.covers if c.text not in out]
+    return out
+
+
+def _comparable(bound, allowed: str, where: str):
+    """The registered upper bound with a constant named ``bound`` (ValueError otherwise:
+    unknown, order only, or a lower bound).
+
+    ``allowed`` lists the names to offer and ``where`` says what they are allowed for.
+    """
+    if not isinstance(bound, str) or bound not in bound_names():
+        more = f" (all bounds with a constant: {_constant_names()})"
+        if where == "(bounds with a constant)":
+            more = ""
+        raise ValueError(
+            f"unknown bound {V.show(bound)}; allowed {where}: {allowed or 'none'}{more}"
         )
-    more = f" (all bounds with a constant: {', '.join(CONSTANT_UPPER_BOUNDS)})" if policy else ""
-    return ValueError(f"unknown bound {V.show(bound)}; allowed {what}: {', '.join(have)}{more}")
+    b = get_bound(bound)
+    if b.form != "constant":
+        raise ValueError(
+            f"bound {bound!r} ({b.title}) is known only as an order: it has no constant, so "
+            f"regret / bound is undefined; allowed {where}: {allowed or 'none'}"
+        )
+    if b.kind != "upper":
+        raise ValueError(
+            f"bound {bound!r} ({b.title}) is a lower bound: regret / bound compares a regret "
+            f"with an upper bound; allowed {where}: {allowed or 'none'}"
+        )
+    return b
 
 
 def bound_policy(bound) -> str:
-    """The policy (canonical spec) that the upper bound named ``bound`` is about.
+    """The policy (canonical spec) a ``bound`` search of the upper bound ``bound`` runs.
 
     Parameters
     ----------
     bound : str
-        A key of :data:`bounds.later.CONSTANT_UPPER_BOUNDS`: ``theorem2`` and ``corollary2``
-        bound ``cascade-ucb1`` ([K15] Theorem 2 and its gap-free Corollary 2), ``theorem3``
-        and ``corollary3`` bound ``cascade-klucb`` ([K15] Theorem 3 and Corollary 3).
+        A registered upper bound with a constant (``cascading bounds --list``); the policy
+        is the first it covers (``Bound.policy_text``, e.g. ``cascade-klucb(c=3)``, which is
+        ``cascade-klucb`` canonically).
 
     Raises
     ------
     ValueError
-        For an unknown name or an order-only bound (no constant).
+        For an unknown name, a lower or order-only bound (no constant to divide by), a bound
+        about every policy (name the policy), or a covered policy the simulator cannot run.
     """
-    if not isinstance(bound, str) or bound not in CONSTANT_UPPER_BOUNDS:
-        raise _unknown_bound(bound, list(CONSTANT_UPPER_BOUNDS))
-    algo = CONSTANT_UPPER_BOUNDS[bound]["algorithm"]
-    return next(p for p, a in POLICY_ALGORITHM.items() if a == algo)
+    b = _comparable(bound, _constant_names(), "(bounds with a constant)")
+    if b.covers == ANY_POLICY:
+        raise ValueError(
+            f"bound {bound!r} is about any policy; name the policy to search (--policy)"
+        )
+    text = b.policy_text()
+    try:
+        return parse_policy(text).text
+    except ValueError as e:
+        raise ValueError(
+            f"bound {bound!r} covers {text}, which the simulator cannot run: {e}"
+        ) from None
+
+
+def _no_bound_for(policy) -> ValueError:
+    """The ValueError for a policy no registered upper bound with a constant covers."""
+    return ValueError(
+        f"objective 'bound' knows the bounds of {', '.join(_covered_texts()) or 'no policy'} "
+        f"(the registered upper bounds with a constant: {_constant_names()}), got {policy!r}"
+    )
 
 
 def _check_bound(bound, policy) -> str:
     """The bound a ``bound`` search of ``policy`` uses (``bound`` None: the default)."""
-    have = search_bounds(policy)
-    if not have:
-        raise ValueError(
-            f"objective 'bound' knows the bounds of {sorted(POLICY_ALGORITHM)} (at the paper's "
-            f"parameters), got {policy!r}"
-        )
+    spec = _as_spec(policy)
+    have = search_bounds(spec)
     if bound is None:
+        if not have:
+            raise _no_bound_for(policy)
         return have[0]
-    if not isinstance(bound, str) or bound not in CONSTANT_UPPER_BOUNDS:
-        raise _unknown_bound(bound, have, policy)
-    if bound not in have:
-        other = CONSTANT_UPPER_BOUNDS[bound]["algorithm"]
+    b = _comparable(bound, ", ".join(have), f"for {policy}")
+    if not b.covers_policy(spec.name, _spec_params(spec)):
+        if not have:
+            raise _no_bound_for(policy)
         raise ValueError(
-            f"bound {bound!r} bounds {other}, not {policy}; allowed for {policy}: {', '.join(have)}"
+            f"bound {bound!r} covers {b.algorithm} ({', '.join(c.text for c in b.covers)}), "
+            f"not {policy}; allowed for {policy}: {', '.join(have)}"
         )
     return bound
 
 
 def _bound_at(bound, inst, n) -> float:
-    """The named bound at n; ``inf`` where its premise (a unique optimal set) fails, so that
-    such a candidate scores regret / bound = 0. For Theorems 2 and 3 that is the limit as
-    the gap w(K) - w(K+1) closes (their 1/Delta terms grow without bound); Corollary 3 stays
-    bounded but keeps Theorem 3's premise, so it does not speak about a tie."""
-    if CONSTANT_UPPER_BOUNDS[bound]["unique_optimum"] and not (
-        inst.has_unique_optimum or inst.regret_free
-    ):
+    """The registered bound ``bound`` at n; ``inf`` where one of its premises fails (a tie
+    w(K) = w(K+1) for the gap-dependent theorems, nothing to learn, ...), so that such a
+    candidate scores regret / bound = 0: for Theorems 2 and 3 that is their limit as the gap
+    closes (their 1/Delta terms grow without bound), and a bound that does not speak about
+    an instance cannot be found loose there. ``inf`` too where the bound's value overflows a
+    double (it then says nothing at n either)."""
+    b = get_bound(bound)
+    if b.failed_premise(inst, n) is not None:
         return math.inf
-    return upper_bound(bound, inst, n)
+    vals = np.asarray(b.evaluate(inst, np.array([n], dtype=np.int64)), dtype=np.float64)
+    if vals.shape not in ((1,), ()):
+        raise ValueError(f"bound {bound!r}: evaluate returned shape {vals.shape} for 1 horizon")
+    v = float(vals.reshape(-1)[0])
+    if math.isnan(v):
+        raise ValueError(f"bound {bound!r} is not a number at n = {n} on weights {inst.weights}")
+    return v
+
+
+def __getattr__(name):
+    """``POLICY_ALGORITHM`` and ``DEFAULT_BOUND``, the hand-kept tables this module had, now
+    read from the registry at each access (for code that still imports them):
+    canonical policy spec -> the ledger's ``algorithm`` of its first bound with a constant,
+    and -> its default bound (:func:`search_bounds`)."""
+    if name not in ("POLICY_ALGORITHM", "DEFAULT_BOUND"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    algo: dict = {}
+    for b in all_bounds():
+        if not b.comparable or b.covers == ANY_POLICY:
+            continue
+        for c in b.covers:
+            try:
+                canon = parse_policy(c.text).text
+            except ValueError:  # a policy the simulator does not run
+                continue
+            algo.setdefault(canon, b.algorithm)
+    if name == "POLICY_ALGORITHM":
+        return algo
+    return {p: search_bounds(p)[0] for p in algo}  # each has a bound: it is why it is listed
 
 
 def family_weights(family: str, x, L: int, K: int, w_min: float, w_max: float) -> np.ndarray:
@@ -216,15 +295,14 @@ class SearchResult:
     mean_regret : dict
         Policy -> mean regret on the fresh runs at ``confirm_horizon``.
     bound : float or None
-        The upper bound at ``confirm_horizon`` (``bound`` objective only; ``inf`` where its
-        premise fails).
+        The upper bound at ``confirm_horizon`` (``bound`` objective only; ``inf`` where one
+        of its premises fails, null in :meth:`to_dict`).
     evaluations : int
         Candidates simulated by the optimiser.
     settings : dict
         Everything needed to reproduce the search (seed, horizons, runs, family, ranges).
     bound_name : str or None
-        Which bound (a key of :data:`bounds.later.CONSTANT_UPPER_BOUNDS`; ``bound`` objective
-        only).
+        Which bound (its name in :mod:`bounds.registry`; ``bound`` objective only).
     regret_ci : dict
         Policy -> (low, high), the t interval (``confidence``) of its mean regret on the
         fresh runs.
@@ -337,7 +415,7 @@ def search(
     objective : {"ratio", "bound", "regret"}
     policies : sequence of str
         (A, B) for ``ratio`` (A's regret over B's); (A,) for ``regret``; (A,) for
-        ``bound``, A one of ``cascade-ucb1`` or ``cascade-klucb`` at the paper's parameters.
+        ``bound``, A a policy that a registered upper bound with a constant covers.
     L, K : int
         Items and list length, ``1 <= K < L``.
     family : {"free", "two-level"}
@@ -364,12 +442,12 @@ def search(
     threads : int, optional
         numba threads over runs (results do not depend on it).
     bound : str, optional
-        ``bound`` objective only: which upper bound of A, one of :func:`search_bounds` (A):
-        ``theorem2`` ([K15] Theorem 2, the default) or ``corollary2`` (its gap-free
-        Corollary 2) for ``cascade-ucb1``; ``theorem3`` ([K15] Theorem 3 at the optimised
-        eps, the default) or ``corollary3`` (its gap-free Corollary 3) for ``cascade-klucb``.
-        Order-only bounds (:data:`bounds.later.ORDER_UPPER_BOUNDS`) have no constant and are
-        refused. Where a bound's premise (a unique optimal set) fails, a candidate scores 0.
+        ``bound`` objective only: the name of a registered upper bound with a constant that
+        covers A (:meth:`bounds.registry.Bound.covers_policy` with A's parameter values);
+        default the first of :func:`search_bounds` (A): ``theorem2`` for ``cascade-ucb1``,
+        ``theorem3`` for ``cascade-klucb``. Lower bounds and order-only bounds (no constant)
+        are refused. A candidate where one of the bound's premises fails scores 0 (the
+        bound counts as infinite there, :func:`_bound_at`).
 
     Returns
     -------

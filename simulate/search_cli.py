@@ -10,6 +10,8 @@ Examples::
     cascading search --objective bound --policy cascade-ucb1 --K 2 --L 8
     # the same for the gap-free Corollary 3 of Theorem 3 (its policy, cascade-klucb, implied)
     cascading search --objective bound --bound corollary3 --K 2 --L 6
+    # any registered upper bound with a constant (cascading bounds --list), e.g. the exact LP
+    cascading search --objective bound --bound theorem2-lp --K 2 --L 6
     # the worst regret found at several horizons, beside sqrt(nL) and sqrt(nLK)
     cascading search --objective regret --policy cascade-ucb1,cascade-klucb --K 4 --L 16 \
         --horizon 1e3,1e4,1e5 --out worst
@@ -28,6 +30,8 @@ from cascading_bandits.reports.cli import integer, integer_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from cascading_bandits.bounds.registry import bound_names
+
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
     p.add_argument(
@@ -36,17 +40,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="ratio",
         help="ratio (A's regret / B's), bound (A's regret / its bound) or regret (A's regret)",
     )
+    # read from the registry as the parser is built: a bound registered by a catalog module
+    # or by the user's own code before the command line runs is listed and accepted
+    names = ", ".join(bound_names("upper", "constant"))
     p.add_argument(
         "--policy",
         default=None,
         help="A,B for ratio (default cascade-ucb1,cascade-klucb); A for regret; A for bound "
-        "(cascade-ucb1 or cascade-klucb; default the policy --bound bounds)",
+        "(a policy the bound covers, with the parameter values its proof needs; default the "
+        "first policy --bound covers)",
     )
     p.add_argument(
         "--bound",
         default=None,
-        help="bound: which upper bound with a constant, theorem2 (default) or corollary2 for "
-        "cascade-ucb1, theorem3 (default) or corollary3 for cascade-klucb",
+        help=f"bound: which registered upper bound with a constant ({names}); default the "
+        "policy's paper theorem (theorem2 for cascade-ucb1, theorem3 for cascade-klucb), else "
+        "the first registered bound covering it; 'cascading bounds --list' describes them",
     )
     p.add_argument(
         "--K",
@@ -126,7 +135,7 @@ def _write(d, doc, fig):
 
 
 def run(args) -> int:
-    from cascading_bandits.bounds.later import CONSTANT_UPPER_BOUNDS
+    from cascading_bandits.bounds.registry import bound_names, get_bound
     from cascading_bandits.simulate.search import (
         bound_policy,
         factor_against_K,
@@ -140,10 +149,15 @@ def run(args) -> int:
     if args.policy is None:
         pols = ["cascade-ucb1", "cascade-klucb"] if args.objective != "bound" else []
         if args.bound is not None:
-            pols = [bound_policy(args.bound)]
+            pols = [bound_policy(args.bound)]  # the first policy the bound covers
     else:
         pols = [x.strip() for x in args.policy.split(",") if x.strip()]
     out = _outputs(args.out)
+    if args.objective == "bound" and args.policy is None and args.bound is None:
+        raise ValueError(
+            "--objective bound needs --policy A or --bound NAME (registered upper bounds with "
+            f"a constant: {', '.join(bound_names('upper', 'constant'))})"
+        )
     hs = list(args.horizon)
     if len(hs) > 1 and args.objective != "regret":
         raise ValueError("several --horizon values are for --objective regret")
@@ -226,10 +240,11 @@ def run(args) -> int:
             lo, hi = r.regret_ci[pol]
             print(f"  mean regret {pol}: {m:.1f} [{lo:.1f}, {hi:.1f}]")
         if r.bound is not None:
-            print(
-                f"  bound {r.bound_name} ({CONSTANT_UPPER_BOUNDS[r.bound_name]['row']}): "
-                f"{r.bound:.1f}"
-            )
+            b = get_bound(r.bound_name)
+            at = f"{r.bound:.1f}"
+            if r.bound == float("inf"):
+                at = "inf (the bound does not apply here)"
+            print(f"  bound {r.bound_name} ({b.title}): {at}")
     if slope is not None:
         print(f"slope of log(factor) against log(K): {slope:.3f} (sqrt(K) growth is 0.5)")
     if out is not None:

@@ -100,6 +100,7 @@ def test_registry_is_covered():
         ("bench", "--policy"),
         ("study", "--policy"),
         ("study", "--out"),
+        ("study", "--bound"),  # registered bound names, checked against the registry
         ("search", "--policy"),
         ("search", "--out"),
         ("search", "--bound"),
@@ -218,12 +219,13 @@ _TEXT = st.text(
 
 
 def _semantic_cases():
+    from cascading_bandits.bounds.registry import bound_names
     from cascading_bandits.simulate.experiments import EXPERIMENTS
     from cascading_bandits.simulate.policies import policy_names
     from cascading_bandits.verify import all_claims
 
     POLICIES = tuple(policy_names())
-    BOUNDS = ("theorem2", "corollary2", "theorem3", "corollary3")
+    BOUNDS = bound_names()  # every registered bound (a prefix of none is fuzzed)
 
     quick = ["--runs", "1", "--horizon", "10"]
     big = st.floats(min_value=1.0, max_value=1e300, exclude_min=True).map(repr)
@@ -308,6 +310,8 @@ def _fixed_cases(afile):
         (["bounds", "--weights", "-0.5,0.5", "--K", "1"], "--weights", "-0.5"),
         (["search", "--objective", "ratio", "--bound", "theorem2"], "--bound", "theorem2"),
         (["search", "--objective", "bound", "--bound", "vial-klucb"], "--bound", "vial-klucb"),
+        (["search", "--objective", "bound", "--bound", "theorem4"], "--bound", "theorem4"),
+        (["bounds", "--list", "--horizon", "100"], "--horizon", "100"),
         (["ledger", "--from-search", str(afile)], "--from-search", str(afile)),
         (["ledger", "--from-search", "~0"], "--from-search", "~0"),
         (["search", "--objective", "bound", "--K", "2", "--L", "4", "--out", "~0"], "--out", "~0"),

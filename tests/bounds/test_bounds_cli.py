@@ -1,4 +1,5 @@
-"""`cascading bounds`: table, --json keys and values, one-line errors with exit status 2."""
+"""`cascading bounds`: table, --json keys and values, the registry's rows and --list, one-line
+errors with exit status 2."""
 
 import json
 import math
@@ -6,7 +7,9 @@ import math
 import pytest
 
 from cascading_bandits.bounds import b_lb
-from cascading_bandits.bounds.lower import theorem4_coefficient
+from cascading_bandits.bounds.instance import CascadeInstance
+from cascading_bandits.bounds.lower import theorem4_coefficient, theorem4_sharp_coefficient
+from cascading_bandits.bounds.registry import all_bounds, bound_names, get_bound
 from cascading_bandits.bounds.upper import (
     theorem2_bound,
     theorem3_bound,
@@ -72,9 +75,114 @@ def test_table(capsys):
         "pre-peeling",
     ):
         assert name in out
-    assert "value at n" in out and "coef. of log n" in out and "ratio to lower" in out
+    assert "value at n" in out and "coef. of log n" in out and "ratio to Theorem 4" in out
+    assert "value / log n" in out
     row = next(line for line in out.splitlines() if line.startswith("Theorem 2 (CascadeUCB1)"))
-    assert "1120.000000" in row  # 14 * 12 / 0.15
+    assert "coef. of log n = 1120.000000" in row  # 14 * 12 / 0.15
+
+
+def test_table_has_a_row_per_registered_bound_with_a_constant(capsys):
+    """Every registered bound with a constant that applies has a row (registry name first),
+    among them the sharp Theorem 4 constant (graves-lai) and the exact-LP forms; each order-only
+    bound is named as such."""
+    inst = b_lb(16, 2, 0.2, 0.15)
+    n = 10**5
+    assert main(["bounds"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    t4 = theorem4_coefficient(inst) * math.log(n)
+    for b in all_bounds():
+        if b.form == "order":
+            continue
+        assert b.applies(inst, n), b.name  # B_LB: every registered constant bound applies
+        (row,) = [ln for ln in lines if ln.split()[:1] == [b.name]]
+        value = b(inst, n)
+        assert f"{value:.6f}" in row and row.endswith(b.title)
+        assert f"{value / t4:.4f}" in row
+        assert row.split()[1] == b.kind
+    assert {"graves-lai", "theorem2-lp", "theorem3-lp", "theorem4"} <= set(bound_names())
+    (gl,) = [ln for ln in lines if ln.startswith("graves-lai ")]
+    sharp = theorem4_sharp_coefficient(inst)
+    assert f"{sharp:.6f}" in gl  # value / log n: the sharp coefficient
+    (orders,) = [ln for ln in lines if ln.startswith("Known only as orders")]
+    assert orders.endswith(", ".join(bound_names(form="order")))
+
+
+def test_json_bounds_has_one_object_per_registered_bound(capsys):
+    res = _json(capsys, "--weights", "0.5,0.4,0.3,0.1,0.1,0.1", "--K", "2", "--horizon", "1000")
+    inst = CascadeInstance((0.5, 0.4, 0.3, 0.1, 0.1, 0.1), 2)
+    assert [b["name"] for b in res["bounds"]] == list(bound_names())
+    for got in res["bounds"]:
+        b = get_bound(got["name"])
+        assert (got["kind"], got["form"], got["gap"], got["source"]) == (
+            b.kind,
+            b.form,
+            b.gap,
+            b.source,
+        )
+        assert got["applies"] is True and got["failed_premise"] is None
+        if b.form == "order":
+            assert got["value"] is None
+            continue
+        assert got["value"] == b(inst, 1000)
+        assert got["ratio_to_theorem4"] == pytest.approx(got["value"] / res["theorem4"], rel=1e-15)
+        if b.gap == "dependent":
+            assert got["value_over_log_n"] == pytest.approx(got["value"] / math.log(1000))
+        else:
+            assert got["value_over_log_n"] is None
+    by = {b["name"]: b for b in res["bounds"]}
+    assert by["theorem2"]["value"] == res["theorem2"]  # the detailed number is the registry's
+    # a tie at w(K) = w(K+1) is refused (the paper's theorems need a unique optimal set); where
+    # nothing can be lost, the gap-dependent bounds do not apply and the premise is named
+    zero = _json(capsys, "--weights", "0.3,0.2", "--K", "2")
+    by = {b["name"]: b for b in zero["bounds"]}
+    assert by["theorem2"]["applies"] is False and by["theorem2"]["value"] is None
+    assert by["theorem2"]["failed_premise"].startswith("a suboptimal item to learn about")
+    assert by["corollary2"]["applies"] is True and by["corollary2"]["value"] > 0
+
+
+def test_list_describes_the_registry_without_an_instance(capsys):
+    assert main(["bounds", "--list", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    items = json.loads(out)["bounds"]
+    assert [d["name"] for d in items] == list(bound_names())
+    for d in items:
+        b = get_bound(d["name"])
+        assert (d["kind"], d["form"], d["gap"], d["source"], d["premises"]) == (
+            b.kind,
+            b.form,
+            b.gap,
+            b.source,
+            b.premise_texts(),
+        )
+    (t2,) = [d for d in items if d["name"] == "theorem2"]
+    assert t2["policies"] == ["cascade-ucb1(alpha=1.5)"]
+    (t4,) = [d for d in items if d["name"] == "theorem4"]
+    assert t4["policies"] == ["any"] and t4["asymptotic"] is True
+    assert main(["bounds", "--list"]) == 0
+    text = capsys.readouterr().out
+    for b in all_bounds():
+        assert f"{b.name}  {b.kind}, {b.form}, gap-{b.gap}" in text
+        assert f"    source: {b.source}" in text
+    assert "    policies: cascade-klucb(c=3)" in text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--horizon", "100"], ["--weights", "0.2,0.1", "--K", "1"], ["--form", "proof"], ["--L", "8"]],
+)
+def test_list_takes_no_instance(capsys, argv):
+    assert main(["bounds", "--list", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--list lists the registry" in err and argv[0] in err
+
+
+def test_given_eps_or_form_is_said_to_apply_to_the_theorem3_lines(capsys):
+    assert main(["bounds", "--eps", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "eps = 0.5 (given)" in out and "--eps / --form apply to the Theorem 3 lines" in out
+    assert main(["bounds"]) == 0
+    assert "--eps / --form apply" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -133,10 +241,10 @@ def test_degenerate_instances(capsys):
 
 
 def test_no_suboptimal_item_prints_zero_bounds_and_says_why(capsys):
-    """L = K: no list can lose, every bound is 0 and C2, beta are undefined (said, not nan)."""
+    """L = K: no list can lose, Theorems 2-4 are 0 and C2, beta are undefined (said, not nan)."""
     assert main(["bounds", "--weights", "0.3,0.2", "--K", "2"]) == 0
     out = capsys.readouterr().out
-    assert "no suboptimal item: C2 and beta are undefined and every bound is 0" in out
+    assert "no suboptimal item: C2 and beta are undefined and Theorems 2-4 are 0" in out
     assert "nan" not in out.lower()
     assert main(["bounds", "--weights", "0.3,0.2", "--K", "2", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)

@@ -4,6 +4,7 @@ constant, the ledger and ``cascading ledger``."""
 import itertools
 import json
 import math
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from cascading_bandits.bounds.lower import (
     theorem4_sharp_coefficient,
 )
 from cascading_bandits.bounds.peeling import lemma2_lhs, ucb1_peeling_lhs
+from cascading_bandits.bounds.registry import UNIQUE_OPTIMUM, bound_names, get_bound
 from cascading_bandits.bounds.upper import theorem3_constant
 from cascading_bandits.reports.cli import main
 
@@ -338,6 +340,37 @@ def test_cli_json_and_table(capsys):
         assert title in out.out
 
 
+def test_cli_accounts_for_every_registered_bound(capsys):
+    """Each row starts with its registry name; each registered bound without a row is named
+    with the premise that fails (JSON: not_applicable)."""
+    tie = CascadeInstance((0.3, 0.3, 0.1), 1)
+    code, out = _cli(capsys, "--weights", "0.3,0.3,0.1", "--K", "1", "--horizon", "10", "--json")
+    assert code == 0
+    res = json.loads(out.out)
+    shown = [r["bound"] for r in res["rows"]]
+    skipped = {x["bound"]: x for x in res["not_applicable"]}
+    assert sorted(shown + list(skipped)) == sorted(bound_names())  # each exactly once
+    for k, x in skipped.items():
+        assert x["failed_premise"] == get_bound(k).failed_premise(tie, 10) is not None
+        assert x["name"] == get_bound(k).title and x["why"] == f"needs {x['failed_premise']}"
+    assert skipped["theorem2"]["failed_premise"] == UNIQUE_OPTIMUM.text
+    assert "zhong-ts-cascade" in shown  # n = 10 >= L = 3
+    code, out = _cli(capsys, "--weights", "0.3,0.3,0.1", "--K", "1", "--horizon", "10")
+    lines = out.out.splitlines()
+    for r in res["rows"]:
+        assert any(ln.split()[:1] == [r["bound"]] and r["name"] in ln for ln in lines)
+    head = lines.index("Registered bounds that do not apply here")
+    for k, x in skipped.items():
+        assert any(
+            ln.split()[:1] == [k] and ln.endswith(f"{x['name']}: needs {x['failed_premise']}")
+            for ln in lines[head:]
+        )
+    # a premise on the horizon: TS-Cascade's bound is stated for n >= L only
+    code, out = _cli(capsys, "--horizon", "10", "--json")
+    (z,) = [x for x in json.loads(out.out)["not_applicable"] if x["bound"] == "zhong-ts-cascade"]
+    assert z["failed_premise"] == "n >= L (T >= L)"
+
+
 @pytest.mark.parametrize(
     "argv, msg",
     [
@@ -367,26 +400,37 @@ def test_upper_bound_by_name_is_the_named_function_and_the_ledger_row(n):
 
     inst = CascadeInstance((0.5, 0.4, 0.3, 0.1, 0.1, 0.1), 2)
     form = "paper" if n >= 48 else "proof"
+    # the paper's bounds and the corollaries, each from its own function (not the registry)
     want = {
         "theorem2": theorem2_bound(inst, n),
         "corollary2": later.theorem2_gapfree_bound(6, 2, n),
         "theorem3": theorem3_bound(inst, n, form=form),
         "corollary3": later.theorem3_gapfree_bound(inst, n, form=form)[0],
     }
-    got = {k: later.upper_bound(k, inst, n) for k in later.CONSTANT_UPPER_BOUNDS}
-    assert got == pytest.approx(want, rel=1e-13)
-    assert len({round(v, 6) for v in got.values()}) == 4  # four different bounds here
-    rows = {r["name"]: r for r in later.ledger(inst, n)}
-    for k, meta in later.CONSTANT_UPPER_BOUNDS.items():
-        row = rows[meta["row"]]
+    names = bound_names("upper", "constant")
+    assert set(want) <= set(names)
+    got = {k: later.upper_bound(k, inst, n) for k in names}
+    assert {k: got[k] for k in want} == pytest.approx(want, rel=1e-13)
+    assert len({round(got[k], 6) for k in want}) == 4  # four different bounds here
+    rows = {r["bound"]: r for r in later.ledger(inst, n)}
+    for k in names:
+        b = get_bound(k)
+        assert got[k] == b(inst, n)  # the registered evaluation, bit for bit
+        row = rows[k]
         assert row["value"] == pytest.approx(got[k], rel=1e-13)
-        assert (row["algorithm"], row["gap"], row["source"]) == (
-            meta["algorithm"],
-            meta["gap"],
-            meta["source"],
+        assert (row["name"], row["algorithm"], row["gap"], row["source"], row["form"]) == (
+            b.title,
+            b.algorithm,
+            b.gap,
+            b.source,
+            "constant",
         )
-    names = {r["name"] for r in later.ledger(inst, n) if r["kind"] == "upper"}
-    assert set(later.ORDER_UPPER_BOUNDS.values()) <= names
+    # every registered order-only upper bound that applies has its row (a rate, no constant)
+    orders = bound_names("upper", "order")
+    assert {"vial-klucb", "vial-variance-aware", "zhong-ts-cascade"} <= set(orders)
+    for k in orders:
+        assert rows[k]["form"] == "order" and rows[k]["kind"] == "upper"
+        assert rows[k]["name"] == get_bound(k).title
 
 
 def test_theorem3_form_switches_at_48():
@@ -395,27 +439,45 @@ def test_theorem3_form_switches_at_48():
         later.theorem3_form(0)
 
 
+def _constant_names():
+    return re.escape(", ".join(bound_names("upper", "constant")))
+
+
 @pytest.mark.parametrize(
     "bound, match",
     [
-        ("theorem4", "bound must be one of theorem2, corollary2, theorem3, corollary3"),
-        (None, "bound must be one of"),
-        ("vial-klucb", "only as an order.*no value"),
-        ("zhong-ts-cascade", "constant was not retrieved"),
+        (
+            "theorem4",
+            lambda: "is a lower bound; upper bounds with a constant: " + _constant_names(),
+        ),
+        (None, lambda: "bound must be one of " + _constant_names()),
+        ("nope", lambda: "unknown bound 'nope'; registered bounds: theorem2"),
+        ("vial-klucb", lambda: "only as an order.*no value"),
+        ("zhong-ts-cascade", lambda: "constant was not retrieved"),
     ],
 )
-def test_upper_bound_rejects_unknown_and_order_only_names(bound, match):
-    with pytest.raises(ValueError, match=match):
+def test_upper_bound_rejects_unknown_lower_and_order_only_names(bound, match):
+    with pytest.raises(ValueError, match=match()):
         later.upper_bound(bound, PAPER, 100)
+
+
+def test_order_only_upper_bounds_are_refused_by_name():
+    for k in bound_names("upper", "order"):
+        with pytest.raises(ValueError, match=f"bound '{k}' .*known only as an order"):
+            later.upper_bound(k, PAPER, 100)
 
 
 def test_upper_bound_premises():
     tie = CascadeInstance((0.3, 0.3, 0.1), 1)
-    needs = [k for k, v in later.CONSTANT_UPPER_BOUNDS.items() if v["unique_optimum"]]
-    assert needs == ["theorem2", "theorem3", "corollary3"]
-    for name in needs:
-        with pytest.raises(ValueError, match="unique optimal set"):
-            later.upper_bound(name, tie, 100)
+    names = bound_names("upper", "constant")
+    needs = [k for k in names if UNIQUE_OPTIMUM in get_bound(k).premises]
+    assert {"theorem2", "theorem3", "corollary3"} <= set(needs) and "corollary2" not in needs
+    for name in names:
+        if name in needs:
+            with pytest.raises(ValueError, match="unique optimal set"):
+                later.upper_bound(name, tie, 100)
+        else:
+            assert get_bound(name).applies(tie, 100)
     assert later.upper_bound("corollary2", tie, 100) == later.theorem2_gapfree_bound(3, 1, 100)
     with pytest.raises(ValueError, match="n must"):
         later.upper_bound("theorem2", PAPER, 0)

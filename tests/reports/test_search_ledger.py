@@ -62,7 +62,17 @@ def test_a_policy_at_other_parameters_is_not_compared():
     r["mean_regret"] = {"cascade-ucb1(alpha=1)": 50.0}
     del r["regret_ci"]
     rows = ledger_on_instance(found_instances(doc)[0])
-    assert all(x["measured"] is None and x["ratio"] is None for x in rows)
+    # a bound is compared only where the registry says it covers alpha = 1: every bound with
+    # a constant on CascadeUCB1 needs the paper's alpha = 1.5, so none of them is
+    from cascading_bandits.bounds.registry import get_bound
+
+    for x in rows:
+        covers = get_bound(x["bound"]).covers_policy("cascade-ucb1", {"alpha": 1.0})
+        if x["form"] == "constant" or not covers:
+            assert x["measured"] is None and x["ratio"] is None, x["bound"]
+        else:  # declared for any alpha (an order of [V22]): compared
+            assert x["measured"] == "cascade-ucb1(alpha=1)", x["bound"]
+    assert {"theorem2", "corollary2"} <= {x["bound"] for x in rows}
 
 
 def test_a_policy_spelled_with_its_default_parameter_is_compared():
@@ -74,6 +84,19 @@ def test_a_policy_spelled_with_its_default_parameter_is_compared():
     rows = ledger_on_instance(found_instances(doc)[0])
     (t2,) = [x for x in rows if x["name"] == "Theorem 2 (CascadeUCB1)"]
     assert t2["measured"] == spec and t2["ratio"] == pytest.approx(r["value"], rel=1e-12)
+    assert t2["bound"] == "theorem2"  # the registry name rides along with each row
+
+
+def test_every_registered_bound_covering_the_searched_policy_is_compared():
+    from cascading_bandits.bounds.registry import bounds_for_policy
+
+    doc = _doc("tightest_theorem2")
+    rows = ledger_on_instance(found_instances(doc)[0])
+    covering = {b.name for b in bounds_for_policy("cascade-ucb1", {"alpha": 1.5}, "upper")}
+    assert {"theorem2", "corollary2", "theorem2-lp"} <= covering
+    for x in rows:
+        if x["bound"] in covering:
+            assert x["measured"] == "cascade-ucb1" and x["ratio"] is not None
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -11,9 +12,11 @@ from scipy import stats
 
 from cascading_bandits.bounds.instance import CascadeInstance
 from cascading_bandits.bounds.later import theorem2_gapfree_bound, theorem3_gapfree_bound
+from cascading_bandits.bounds.registry import bound_names, bounds_for_policy, get_bound
 from cascading_bandits.bounds.upper import theorem2_bound, theorem3_bound
 from cascading_bandits.reports.cli import main
 from cascading_bandits.simulate import search as S
+from cascading_bandits.simulate.policies import parse_policy
 from cascading_bandits.simulate.search import (
     factor_against_K,
     family_weights,
@@ -209,21 +212,74 @@ def test_bound_objective_is_regret_over_the_named_bound(name):
     assert r.search_value == pytest.approx(a.mean() / f(inst, n), rel=1e-12)
 
 
+@pytest.mark.parametrize("name", bound_names("upper", "constant"))
+def test_every_registered_upper_bound_with_a_constant_can_be_searched(name):
+    """The policy implied by the bound's covers, the bound its registered evaluation."""
+    r = search("bound", [S.bound_policy(name)], L=4, K=2, bound=name, seed=7, **BOUND_TINY)
+    assert r.bound_name == name and r.policies == (S.bound_policy(name),)
+    inst = CascadeInstance(r.weights, 2)
+    b = get_bound(name)
+    n = BOUND_TINY["horizon"]
+    if b.applies(inst, n):
+        assert r.bound == b(inst, n)
+        assert r.value == pytest.approx(r.mean_regret[r.policies[0]] / r.bound, rel=1e-12)
+    else:  # a premise fails at the optimum found: the bound counts as infinite, the ratio 0
+        assert r.bound == math.inf and r.value == 0.0
+
+
+def _all_constant():
+    return ", ".join(bound_names("upper", "constant"))
+
+
 def test_bound_policy_names_the_policy_a_bound_is_about():
     assert [S.bound_policy(b) for b in NAMED] == [p for p, _ in NAMED.values()]
-    with pytest.raises(ValueError, match="allowed .bounds with a constant.: theorem2, corollary2"):
+    # every registered upper bound with a constant: the first policy it covers, canonically
+    for name in bound_names("upper", "constant"):
+        b = get_bound(name)
+        spec = parse_policy(b.policy_text())
+        assert S.bound_policy(name) == spec.text
+        assert b.covers_policy(spec.name, S._spec_params(spec))
+    with pytest.raises(
+        ValueError,
+        match=r"is a lower bound.*allowed .bounds with a constant.: " + re.escape(_all_constant()),
+    ):
         S.bound_policy("theorem4")
     with pytest.raises(ValueError, match="no constant"):
         S.bound_policy("vial-variance-aware")
+    with pytest.raises(ValueError, match="unknown bound 'nope'; allowed .bounds with a constant"):
+        S.bound_policy("nope")
 
 
 def test_the_default_bound_is_the_papers_theorem():
-    assert search_bounds("cascade-ucb1") == ("theorem2", "corollary2")
-    assert search_bounds("cascade-klucb(c=3)") == ("theorem3", "corollary3")
+    ucb1, klucb = search_bounds("cascade-ucb1"), search_bounds("cascade-klucb(c=3)")
+    assert ucb1[0] == "theorem2" and klucb[0] == "theorem3"
+    assert {"theorem2", "corollary2"} <= set(ucb1) and {"theorem3", "corollary3"} <= set(klucb)
+    # exactly the registered upper bounds with a constant that cover the policy
+    for spec, got in (("cascade-ucb1", ucb1), ("cascade-klucb", klucb)):
+        want = bounds_for_policy(spec, S._spec_params(parse_policy(spec)), "upper", "constant")
+        assert sorted(got) == sorted(b.name for b in want)
+        assert len(set(got)) == len(got)
     assert search_bounds("cascade-klucb(c=0)") == () == search_bounds("cascade-ts")
+    assert search_bounds("cascade-ucb1(alpha=1)") == ()
     r = search("bound", ["cascade-klucb"], L=4, K=2, seed=5, **BOUND_TINY)
     assert r.bound_name == "theorem3"
     assert r.bound == pytest.approx(NAMED["theorem3"][1](CascadeInstance(r.weights, 2), 300))
+
+
+def test_the_tables_that_were_kept_by_hand_are_read_from_the_registry():
+    """POLICY_ALGORITHM and DEFAULT_BOUND (still read by the search ledger) follow the registry."""
+    assert S.POLICY_ALGORITHM == {"cascade-ucb1": "CascadeUCB1", "cascade-klucb": "CascadeKL-UCB"}
+    assert S.DEFAULT_BOUND == {"cascade-ucb1": "theorem2", "cascade-klucb": "theorem3"}
+    with pytest.raises(AttributeError):
+        S.CONSTANT_UPPER_BOUNDS  # noqa: B018
+
+
+def _ucb1_allowed():
+    return re.escape(", ".join(search_bounds("cascade-ucb1")))
+
+
+def _klucb_allowed():
+    return re.escape(", ".join(search_bounds("cascade-klucb")))
 
 
 @pytest.mark.parametrize(
@@ -233,26 +289,46 @@ def test_the_default_bound_is_the_papers_theorem():
             "cascade-ucb1",
             "theorem4",
             "bound",
-            r"unknown bound 'theorem4'; allowed for "
-            r"cascade-ucb1: theorem2, corollary2",
+            lambda: (
+                r"bound 'theorem4' \(Theorem 4\) is a lower bound.*allowed for "
+                r"cascade-ucb1: " + _ucb1_allowed()
+            ),
+        ),
+        (
+            "cascade-ucb1",
+            "nope",
+            "bound",
+            lambda: r"unknown bound 'nope'; allowed for cascade-ucb1: " + _ucb1_allowed(),
         ),
         (
             "cascade-ucb1",
             "corollary3",
             "bound",
-            r"bounds CascadeKL-UCB, not cascade-ucb1; "
-            r"allowed for cascade-ucb1: theorem2, corollary2",
+            lambda: (
+                r"covers CascadeKL-UCB \(cascade-klucb\(c=3\)\), not cascade-ucb1; "
+                r"allowed for cascade-ucb1: " + _ucb1_allowed()
+            ),
         ),
-        ("cascade-klucb", "theorem2", "bound", "allowed for cascade-klucb: theorem3, corollary3"),
-        ("cascade-klucb", "vial-klucb", "bound", "order: it has no constant"),
-        ("cascade-ucb1(alpha=1)", "theorem2", "bound", "knows the bounds"),
-        ("cascade-klucb(c=0)", None, "bound", "knows the bounds"),
-        ("cascade-ucb1", "theorem2", "regret", "bound is for objective 'bound' only"),
+        (
+            "cascade-klucb",
+            "theorem2",
+            "bound",
+            lambda: "allowed for cascade-klucb: " + _klucb_allowed(),
+        ),
+        ("cascade-klucb", "vial-klucb", "bound", lambda: "order: it has no constant"),
+        ("cascade-ucb1(alpha=1)", "theorem2", "bound", lambda: "knows the bounds"),
+        ("cascade-klucb(c=0)", None, "bound", lambda: "knows the bounds"),
+        ("cascade-ucb1", "theorem2", "regret", lambda: "bound is for objective 'bound' only"),
     ],
 )
 def test_bound_names_are_checked_against_the_policy(policy, bound, objective, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match=match()):
         search(objective, [policy], L=4, K=2, bound=bound, **BOUND_TINY)
+
+
+def test_unknown_policies_are_told_which_policies_have_bounds():
+    with pytest.raises(ValueError, match=r"knows the bounds of cascade-ucb1\(alpha=1.5\)"):
+        search("bound", ["cascade-ts"], L=4, K=2, **BOUND_TINY)
 
 
 def test_a_tie_scores_zero_for_a_bound_that_needs_a_unique_optimum():
@@ -260,6 +336,14 @@ def test_a_tie_scores_zero_for_a_bound_that_needs_a_unique_optimum():
     assert S._bound_at("theorem2", tie, 100) == math.inf
     assert S._bound_at("corollary3", tie, 100) == math.inf
     assert S._bound_at("corollary2", tie, 100) == theorem2_gapfree_bound(4, 2, 100)
+    # every registered upper bound with a constant: inf exactly where a premise fails, its
+    # registered value elsewhere
+    ok = CascadeInstance((0.5, 0.3, 0.2, 0.1), 2)
+    for name in bound_names("upper", "constant"):
+        b = get_bound(name)
+        want = math.inf if b.failed_premise(tie, 100) else b(tie, 100)
+        assert S._bound_at(name, tie, 100) == want
+        assert S._bound_at(name, ok, 100) == b(ok, 100)
 
 
 def test_regret_ci_is_the_t_interval_of_each_policy():
@@ -291,6 +375,8 @@ def test_cli_bound_writes_json_with_the_bound_and_no_figure(tmp_path, capsys):
     "extra, msg",
     [
         (["--objective", "bound", "--bound", "nope"], "unknown bound 'nope'; allowed (bounds "),
+        (["--objective", "bound", "--bound", "theorem4"], "is a lower bound"),
+        (["--objective", "bound"], "--objective bound needs --policy A or --bound NAME"),
         (["--objective", "bound", "--bound", "zhong-ts-cascade"], "no constant"),
         (
             ["--objective", "bound", "--policy", "cascade-ucb1", "--bound", "theorem3"],
