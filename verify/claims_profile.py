@@ -287,3 +287,76 @@ def _mbar(ctx):
         return _dsum(pc, pc.Mbar_good), tail
 
     return _check(ctx, ("cascade-klucb",), link, "expectation")
+
+
+# --------------------------------------------------------------------------
+# the chain of the binomial bounds (bounds.sharp, docs/sharper_bounds.md)
+# --------------------------------------------------------------------------
+
+
+def _drop(pc):
+    """``w(e*) - w(L)`` per optimal item by rank (the A-part's charge)."""
+    return np.asarray(pc.gaps)[-1, :]
+
+
+def _sharp_param(pc):
+    return 1.5 if pc.policy == "cascade-ucb1" else float(pc.c)
+
+
+@claim(
+    "profile.binomial_split",
+    "docs/sharper_bounds.md, Steps 2-4 (the split at U_t(e*) < w(e*))",
+    "sum_{e,e*} Delta #G_{e,e*} <= sum_{e*} (w(e*) - w(L)) #{t: U_t(e*) < w(e*)} "
+    "+ sum_e sum_{G events of e} g_e(u_n(w_hat_s(e), s)), in every run",
+    premises=("Assumption 1",),
+    method=MONTE_CARLO,
+    requires=_REQ,
+)
+def _binomial_split(ctx):
+    def link(pc, e):
+        lhs = _dsum(pc, pc.G)
+        rhs = (np.asarray(pc.below) * _drop(pc)).sum(axis=1) + np.asarray(pc.bpath).sum(axis=1)
+        return lhs, rhs * (1 + 1e-12) + 1e-12  # float sums of the same gaps
+
+    return _check(ctx, BOTH, link, "pathwise")
+
+
+@claim(
+    "profile.binomial_a",
+    "docs/sharper_bounds.md, Step 3 (Hoeffding / Garivier & Cappe Theorem 10)",
+    "E[sum_{e*} (w(e*) - w(L)) #{t: U_t(e*) < w(e*)}] <= sum_{e*} (w(e*) - w(L)) B_A(n)",
+    premises=("Assumption 1",),
+    method=MONTE_CARLO,
+    requires=_REQ + ("cascading_bandits.bounds.sharp",),
+)
+def _binomial_a(ctx):
+    from cascading_bandits.bounds.instance import CascadeInstance
+    from cascading_bandits.bounds.sharp import a_part
+
+    def link(pc, e):
+        lhs = (np.asarray(pc.below) * _drop(pc)).sum(axis=1)
+        inst = CascadeInstance(pc.weights, pc.K)
+        return lhs, a_part(inst, pc.horizon, pc.policy, _sharp_param(pc))
+
+    return _check(ctx, BOTH, link, "expectation")
+
+
+@claim(
+    "profile.binomial_b",
+    "docs/sharper_bounds.md, Steps 4-5 (distinct counts s, Bin(s, w(e)) tails)",
+    "E[sum_e sum_{G events of e} g_e(u_n(w_hat_s(e), s))] <= sum_e sum_{s<=n} "
+    "E g_e(u_n(w_hat_s(e), s))",
+    premises=("Assumption 1",),
+    method=MONTE_CARLO,
+    requires=_REQ + ("cascading_bandits.bounds.sharp",),
+)
+def _binomial_b(ctx):
+    from cascading_bandits.bounds.instance import CascadeInstance
+    from cascading_bandits.bounds.sharp import b_part_per_item
+
+    def link(pc, e):
+        inst = CascadeInstance(pc.weights, pc.K)
+        b = float(np.sum(b_part_per_item(inst, pc.horizon, pc.policy, _sharp_param(pc))))
+        return np.asarray(pc.bpath).sum(axis=1), b
+
+    return _check(ctx, BOTH, link, "expectation")
