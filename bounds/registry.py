@@ -53,6 +53,7 @@ from cascading_bandits.bounds.instance import as_instance
 
 __all__ = [
     "Bound",
+    "PremiseError",
     "Covers",
     "Premise",
     "KINDS",
@@ -82,6 +83,10 @@ GAPS = ("dependent", "free")
 ANY_POLICY = "any"
 #: click models a bound may be proved for
 MODELS = ("cascade", "dbn")
+
+
+class PremiseError(ValueError):
+    """A bound evaluated where one of its premises fails (the message names the premise)."""
 
 
 def model_name(model: str = "cascade", nu=None, gamma=None) -> str:
@@ -378,7 +383,7 @@ class Bound:
         if why is None and flat.size:
             why = self.failed_premise(inst, int(flat.min()), model)
         if why is not None:
-            raise ValueError(f"bound {self.name!r} needs {why}; it does not apply here")
+            raise PremiseError(f"bound {self.name!r} needs {why}; it does not apply here")
         if flat.size == 0:
             return np.zeros(n_arr.shape)
         vals = np.asarray(self.evaluate(inst, flat), dtype=np.float64).reshape(-1)
@@ -431,13 +436,19 @@ def _horizons(n):
 
 
 _REGISTRY: dict = {}
-_LOADED = False
+_LOADING = False
 
 
 def register_bound(bound: Bound, replace: bool = False) -> Bound:
-    """Add ``bound`` to the registry (``replace=True`` to redeclare a name); returns it."""
+    """Add ``bound`` to the registry (``replace=True`` to redeclare a name); returns it.
+
+    The package's catalogs are loaded first (outside a catalog's own import), so a user's
+    bound comes after the project's in every listing and cannot pre-empt one of its names.
+    """
     if not isinstance(bound, Bound):
         raise ValueError(f"register_bound takes a Bound, got {V.show(bound)}")
+    if not _LOADING:
+        load_bounds()
     if bound.name in _REGISTRY and not replace:
         raise ValueError(f"a bound named {bound.name!r} is already registered")
     _REGISTRY[bound.name] = bound
@@ -467,12 +478,17 @@ def load_bounds() -> list:
     the registry was first used is picked up too. An error inside a catalog module
     propagates: a broken module must not drop its bounds silently.
     """
-    global _LOADED
+    global _LOADING
     names = catalog_modules()
-    for name in names:
-        if name not in sys.modules:
-            importlib.import_module(name)
-    _LOADED = True
+    if _LOADING:  # a catalog being imported registers its bounds: no nested loading
+        return names
+    _LOADING = True
+    try:
+        for name in names:
+            if name not in sys.modules:
+                importlib.import_module(name)
+    finally:
+        _LOADING = False
     return names
 
 

@@ -70,11 +70,6 @@ FAMILIES = ("free", "two-level")
 PAPER_THEOREMS = ("theorem2", "theorem3")
 
 
-def _spec_params(spec) -> dict:
-    """A policy spec's parameter values as :meth:`Bound.covers_policy` reads them."""
-    return {k: (v[0] if len(v) == 1 else v) for k, v in spec.values}
-
-
 def _as_spec(policy) -> PolicySpec:
     return policy if isinstance(policy, PolicySpec) else parse_policy(policy)
 
@@ -103,7 +98,7 @@ def search_bounds(policy) -> tuple:
         about every policy (``covers=ANY_POLICY``) are not listed (they may still be named).
     """
     spec = _as_spec(policy)
-    params = _spec_params(spec)
+    params = spec.params
     names = [
         b.name
         for b in all_bounds()
@@ -196,7 +191,7 @@ def _check_bound(bound, policy) -> str:
             raise _no_bound_for(policy)
         return have[0]
     b = _comparable(bound, ", ".join(have), f"for {policy}")
-    if not b.covers_policy(spec.name, _spec_params(spec)):
+    if not b.covers_policy(spec.name, spec.params):
         if not have:
             raise _no_bound_for(policy)
         raise ValueError(

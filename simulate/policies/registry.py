@@ -271,6 +271,12 @@ class PolicySpec:
     def __str__(self) -> str:
         return self.text
 
+    @property
+    def params(self) -> dict:
+        """``{parameter: value}`` (a float, or a tuple for multi-number parameters), as
+        :meth:`bounds.registry.Bound.covers_policy` reads them."""
+        return {k: (v[0] if len(v) == 1 else v) for k, v in self.values}
+
     def __getitem__(self, name: str):
         """Value of parameter ``name`` (a float, or a tuple for multi-number parameters)."""
         for k, v in self.values:

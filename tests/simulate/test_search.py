@@ -238,7 +238,7 @@ def test_bound_policy_names_the_policy_a_bound_is_about():
         b = get_bound(name)
         spec = parse_policy(b.policy_text())
         assert S.bound_policy(name) == spec.text
-        assert b.covers_policy(spec.name, S._spec_params(spec))
+        assert b.covers_policy(spec.name, spec.params)
     with pytest.raises(
         ValueError,
         match=r"is a lower bound.*allowed .bounds with a constant.: " + re.escape(_all_constant()),
@@ -256,7 +256,7 @@ def test_the_default_bound_is_the_papers_theorem():
     assert {"theorem2", "corollary2"} <= set(ucb1) and {"theorem3", "corollary3"} <= set(klucb)
     # exactly the registered upper bounds with a constant that cover the policy
     for spec, got in (("cascade-ucb1", ucb1), ("cascade-klucb", klucb)):
-        want = bounds_for_policy(spec, S._spec_params(parse_policy(spec)), "upper", "constant")
+        want = bounds_for_policy(spec, parse_policy(spec).params, "upper", "constant")
         assert sorted(got) == sorted(b.name for b in want)
         assert len(set(got)) == len(got)
     assert search_bounds("cascade-klucb(c=0)") == () == search_bounds("cascade-ts")
