@@ -18,6 +18,8 @@ from cascading_bandits.bounds import _validate as V
 from cascading_bandits.verify.verdict import FAILS, METHODS, UNDECIDED, Outcome, Verdict
 
 _REGISTRY: dict[str, Claim] = {}
+#: functions called before the claims are listed or looked up (:func:`add_sync_hook`)
+_SYNC_HOOKS: list = []
 
 
 @dataclass(frozen=True)
@@ -129,18 +131,40 @@ def claim(id, reference, statement, premises=(), method="", amended="", requires
     return deco
 
 
+def add_sync_hook(fn: Callable[[], None]) -> None:
+    """Call ``fn()`` whenever the claims are listed or looked up (once per function).
+
+    For claims derived from another registry (``verify.claims_bounds``: one claim per
+    registered bound): the hook adds and removes its claims in ``_REGISTRY`` so that
+    :func:`all_claims`, :func:`available_claims` and :func:`get_claim` (and through them
+    ``verify.run_all`` and ``cascading verify``) follow that registry at run time.
+    """
+    if not callable(fn):
+        raise ValueError(f"a sync hook must be callable, got {V.show(fn)}")
+    if fn not in _SYNC_HOOKS:
+        _SYNC_HOOKS.append(fn)
+
+
+def _sync() -> None:
+    for fn in tuple(_SYNC_HOOKS):
+        fn()
+
+
 def all_claims() -> list[Claim]:
     """Every registered claim, in registration (paper) order."""
+    _sync()
     return list(_REGISTRY.values())
 
 
 def available_claims() -> list[Claim]:
     """The registered claims whose required modules are importable."""
+    _sync()
     return [c for c in _REGISTRY.values() if c.is_available()]
 
 
 def get_claim(claim_id: str) -> Claim:
     """The claim with this id; ``ValueError`` listing the known ids otherwise."""
+    _sync()
     if claim_id not in _REGISTRY:
         raise ValueError(f"unknown claim {claim_id!r}; known claims: {', '.join(_REGISTRY)}")
     return _REGISTRY[claim_id]
