@@ -684,8 +684,6 @@ def _loglog_terms(ns, c):
     res = out.reshape(-1)
     small = flat <= _EXACT_LIMIT
     top = int(flat[small].max()) if small.any() else 0
-    if flat[~small].size:
-        top = _EXACT_LIMIT
     order = np.argsort(flat, kind="stable")
     pos, acc, start = 0, 0.0, 1
     while start <= top:
@@ -697,8 +695,9 @@ def _loglog_terms(ns, c):
             pos += 1
         acc += float(np.sum(terms))
         start = stop + 1
+    # beyond the exact range: F(1e7) once per c (cached, the same chunk sums in the same order)
     for i in np.nonzero(~small)[0]:
-        res[i] = acc + _tail_integral(_EXACT_LIMIT, int(flat[i]), c)
+        res[i] = _F_exact(_EXACT_LIMIT, c) + _tail_integral(_EXACT_LIMIT, int(flat[i]), c)
     return out
 
 
