@@ -25,7 +25,9 @@ _ORDER = "order only: constant and log factors not retrieved"
 
 
 def _corollary3(inst, n):
-    return scalar_map(lambda m: later.theorem3_gapfree_bound(inst, m, form=later.theorem3_form(m))[0], n)
+    return scalar_map(
+        lambda m: later.theorem3_gapfree_bound(inst, m, form=later.theorem3_form(m))[0], n
+    )
 
 
 def _corollary3_notes(inst, n):

@@ -5,7 +5,11 @@
   :func:`bounds.upper.theorem2_prepeeling_coefficient`, plus ``pi^2 L / 3``;
 * ``theorem3-proof``: Theorem 3 in the form its proof gives (per-pair ``C2/n^beta`` weighted
   by the gaps, ``K F(n)`` for the bad steps, valid for every n), eps optimised per horizon;
-* ``theorem3-lp``: the same with the exact nested-LP optimum in place of Lemma 2's closed form.
+* ``theorem3-lp``: the same with the exact nested-LP optimum in place of Lemma 2's closed form;
+* ``theorem2-binomial``, ``theorem3-binomial``: a shorter chain that replaces the paper's
+  counting by exact binomial tails of each suboptimal item's index at the horizon
+  (:mod:`bounds.sharp`, derivation in docs/sharper_bounds.md, claims ``sharp.*`` and
+  ``profile.binomial_*``); no unique-optimum premise, no eps.
 
 Each is a step of the paper's own chain (Appendix A) that the theorem then loosens, so each is
 valid wherever the theorem's proof is; the LP's optimum is certified by the claim
@@ -14,12 +18,13 @@ valid wherever the theorem's proof is; the LP's optimum is certified by the clai
 
 from __future__ import annotations
 
-from cascading_bandits.bounds import upper
+from cascading_bandits.bounds import sharp, upper
 from cascading_bandits.bounds.registry import (
     HAS_SUBOPTIMAL,
     UNIQUE_OPTIMUM,
     Bound,
     Covers,
+    Premise,
     register_bound,
 )
 
@@ -29,7 +34,9 @@ _PREMISES = (UNIQUE_OPTIMUM, HAS_SUBOPTIMAL)
 
 
 def _proof_eps_note(inst, n):
-    return [f"eps = {upper.theorem3_optimal_eps(inst, n, form='proof'):.6g} minimises the bound at n"]
+    return [
+        f"eps = {upper.theorem3_optimal_eps(inst, n, form='proof'):.6g} minimises the bound at n"
+    ]
 
 
 register_bound(
@@ -89,5 +96,48 @@ register_bound(
         derivation="docs/bounds.md, 'Theorem 3 before peeling'",
         rate="(1+eps) sum_{e>K} LP_e(1/kl) (log n + 3 log log n) + sum_{e,e*} Delta C2/n^beta "
         "+ K F(n)",
+    )
+)
+
+_ANY_WEIGHTS = Premise("any attraction probabilities (ties included)", lambda inst, n: True)
+
+register_bound(
+    Bound(
+        name="theorem2-binomial",
+        title="CascadeUCB1 by exact binomial tails (derived here)",
+        label="binomial tails (UCB1)",
+        kind="upper",
+        form="constant",
+        gap="dependent",
+        covers=_UCB1,
+        algorithm="CascadeUCB1",
+        premises=(_ANY_WEIGHTS,),
+        evaluate=lambda inst, n: sharp.ucb1_binomial_bound(inst, n, alpha=1.5),
+        source="derived here from [K15] ICML 2015, Theorem 1, with Hoeffding's inequality for "
+        "the optimal items and exact Binomial(s, w(e)) tails for the suboptimal ones",
+        derivation="docs/sharper_bounds.md",
+        rate="sum_{e>K} sum_{s<=n} sum_k (w(k) - w(k+1)') P(Bin(s, w(e)) >= m_{k,s}) "
+        "+ sum_{e*} (w(e*) - w(L)) B_A(n), u_n = w_hat + sqrt(1.5 log(n-1)/s)",
+    )
+)
+
+register_bound(
+    Bound(
+        name="theorem3-binomial",
+        title="CascadeKL-UCB by exact binomial tails (derived here)",
+        label="binomial tails (KL-UCB)",
+        kind="upper",
+        form="constant",
+        gap="dependent",
+        covers=_KLUCB,
+        algorithm="CascadeKL-UCB",
+        premises=(_ANY_WEIGHTS,),
+        evaluate=lambda inst, n: sharp.klucb_binomial_bound(inst, n, c=3.0),
+        source="derived here from [K15] ICML 2015, Theorem 1, with Garivier & Cappe (COLT 2011) "
+        "Theorem 10 for the optimal items and exact Binomial(s, w(e)) tails for the suboptimal "
+        "ones",
+        derivation="docs/sharper_bounds.md",
+        rate="sum_{e>K} sum_{s<=n} sum_k (w(k) - w(k+1)') P(Bin(s, w(e)) >= m_{k,s}) "
+        "+ sum_{e*} (w(e*) - w(L)) F(n), u_n the KL-UCB index at log n + 3 log log n",
     )
 )

@@ -700,7 +700,9 @@ def upper_bound(bound, inst, n, K=None) -> float:
             f"retrieved, so it has no value at n; bounds with a constant: {allowed}"
         )
     if b.kind != "upper":
-        raise ValueError(f"bound {bound!r} is a lower bound; upper bounds with a constant: {allowed}")
+        raise ValueError(
+            f"bound {bound!r} is a lower bound; upper bounds with a constant: {allowed}"
+        )
     inst = as_instance(inst, K)
     return float(b(inst, V.positive_int("n", n)))
 

@@ -288,7 +288,7 @@ def proof_chain(counters, eps=None, form="paper", confidence=0.95, seed=0) -> di
 
 
 def binomial_chain(counters, confidence=0.95, seed=0) -> dict:
-    """The chain of the binomial bounds (``theorem2-binomial``, ``theorem3-binomial``), link by link.
+    """The chain of the binomial bounds (theorem2-binomial, theorem3-binomial), link by link.
 
     The bounds of :mod:`bounds.sharp` (derivation: docs/sharper_bounds.md) follow a shorter
     chain than the paper's, with no bad-step split and no threshold ``tau``:

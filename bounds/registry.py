@@ -404,7 +404,9 @@ class Bound:
         """Premises and the bound's own remarks at (inst, n), for the ledger."""
         lines = self.premise_texts()
         if self.asymptotic:
-            lines.append("asymptotic: liminf R(n)/log n >= coefficient; value = coefficient * log n")
+            lines.append(
+                "asymptotic: liminf R(n)/log n >= coefficient; value = coefficient * log n"
+            )
         if self.form == "order":
             lines.append("order only: constant and log factors not retrieved")
         if self.derivation:
@@ -515,9 +517,7 @@ def get_bound(name) -> Bound:
     """The bound registered as ``name`` (ValueError listing the names otherwise)."""
     load_bounds()
     if not isinstance(name, str) or name not in _REGISTRY:
-        raise ValueError(
-            f"unknown bound {V.show(name)}; registered bounds: {', '.join(_REGISTRY)}"
-        )
+        raise ValueError(f"unknown bound {V.show(name)}; registered bounds: {', '.join(_REGISTRY)}")
     return _REGISTRY[name]
 
 
@@ -545,4 +545,3 @@ def scalar_map(fn, n) -> np.ndarray:
     For bounds whose formula optimises something per horizon and has no vectorised form.
     """
     return np.array([float(fn(int(m))) for m in np.asarray(n).reshape(-1)], dtype=np.float64)
-

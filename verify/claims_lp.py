@@ -99,7 +99,12 @@ def _nested_lp(ctx):
                 p_ok, d_ok, pv, dv = nested_lp_certificate(g, tau)
                 hv = nested_lp_highs([float(x) for x in g], [float(x) for x in tau])
                 rel = abs(hv - float(pv)) / float(pv)
-                desc = {"weights": [float(x) for x in w], "K": inst.K, "item": float(we), "tau": name}
+                desc = {
+                    "weights": [float(x) for x in w],
+                    "K": inst.K,
+                    "item": float(we),
+                    "tau": name,
+                }
                 if not (p_ok and d_ok and pv == dv) or rel > 1e-7:
                     bad = bad or dict(desc, primal_ok=p_ok, dual_ok=d_ok, highs_rel=rel)
                 totals[name] += float(pv)
