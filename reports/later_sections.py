@@ -1,10 +1,14 @@
 """Report sections beyond the paper: the ledger of later bounds, and where the bounds lose.
 
 ``ledger``
-    Every bound of :func:`cascading_bandits.bounds.later.ledger` (the paper's and the later
-    literature's, upper and lower, gap-dependent and gap-free) at the report's horizon on
-    the Table 1 instances, with the ratio of the empirical regret to each bound. The values
-    are cached in the results directory (keyed by the code of ``bounds`` and the inputs).
+    Every bound of :func:`cascading_bandits.bounds.later.ledger` (every registered bound that
+    applies: the paper's, the later literature's and the ones derived here, upper and lower,
+    gap-dependent and gap-free) at the report's horizon on the Table 1 instances, with the
+    ratio of the empirical regret to each bound. A bound is compared with the policy it covers
+    at the paper's parameters (:meth:`bounds.registry.Bound.covers_policy`), a lower bound
+    about every consistent policy with CascadeKL-UCB; a newly registered bound appears without
+    editing the report. The values are cached in the results directory (keyed by the code of
+    ``bounds``, the registered names and the inputs).
 ``ledger_found``
     The same ledger on every instance the stored searches found (the factor against K, the
     worst regret, the instance where a bound is tightest), each at the search's confirmation
@@ -36,16 +40,25 @@ from cascading_bandits.reports.search_ledger import weights_text
 
 __all__ = ["ledger_values", "found_ledger_values", "profile_chains", "stored_searches"]
 
-#: which measured policy a ledger row's ``algorithm`` is compared with; lower bounds that
-#: hold for every (consistent, uniformly good) policy are compared with CascadeKL-UCB, the
-#: best policy measured
-_MEASURED = {
-    "CascadeUCB1": "ucb1",
-    "CascadeKL-UCB": "klucb",
-    "any consistent": "klucb",
-    "any uniformly good": "klucb",
-    "any": "klucb",
-}
+#: the measured policies a ledger row may be compared with, first covered wins: a lower
+#: bound that holds for every (consistent, uniformly good) policy is compared with
+#: CascadeKL-UCB, the best policy measured
+_MEASURED = (("cascade-klucb", "klucb"), ("cascade-ucb1", "ucb1"))
+
+
+def measured_policy(name: str) -> str | None:
+    """``"klucb"``, ``"ucb1"`` or None: the Table 1 policy a registered bound covers at the
+    paper's parameters (a bound about every policy: CascadeKL-UCB)."""
+    from cascading_bandits.bounds.registry import get_bound
+
+    try:
+        b = get_bound(name)
+    except ValueError:  # unregistered since the rows were computed
+        return None
+    for pol, short in _MEASURED:
+        if b.covers_policy(*T.paper_policy(pol)):
+            return short
+    return None
 
 
 def ledger_values(ctx) -> list[dict]:
@@ -58,6 +71,7 @@ def ledger_values(ctx) -> list[dict]:
     """
     from cascading_bandits.bounds.instance import b_lb
     from cascading_bandits.bounds.later import ledger
+    from cascading_bandits.bounds.registry import bound_names
     from cascading_bandits.reports.build import cache_load, cache_store, code_version
 
     rows = ctx.data["bounds"]
@@ -66,7 +80,12 @@ def ledger_values(ctx) -> list[dict]:
     n = rows[0].n
     # lists, not tuples: the key is compared with its JSON round trip
     insts = [[b.L, b.K, b.p, b.delta] for b in rows]
-    key = {"code": code_version("bounds"), "n": n, "instances": insts}
+    key = {
+        "code": code_version("bounds"),
+        "bounds": list(bound_names()),
+        "n": n,
+        "instances": insts,
+    }
     values = cache_load(ctx.s.results, "ledger", key)
     if values is None:
         values = [ledger(b_lb(*i), n) for i in insts]
@@ -75,7 +94,7 @@ def ledger_values(ctx) -> list[dict]:
     for b, inst_rows in zip(rows, values, strict=True):
         emp = {"ucb1": b.ucb1_mean, "klucb": b.klucb_mean}
         for r in inst_rows:
-            which = _MEASURED.get(r["algorithm"])
+            which = measured_policy(r.get("bound"))
             out.append(
                 {
                     "L": b.L,
@@ -152,12 +171,14 @@ def _ledger_md(ctx) -> str:
         return ""
     return (
         "## Ledger: the 2015 bounds beside the later literature\n\n"
-        "Every bound `cascading ledger` knows, at the report's horizon. `constant` rows carry "
-        "their constants; `order` rows are rates with the constant and log factors dropped "
-        "(their sources' constants were not retrieved), so only their growth is comparable. "
-        "Lower bounds that hold for every consistent policy are compared with CascadeKL-UCB; "
-        "bounds of algorithms the paper's experiments do not run have no ratio. A ratio above "
-        "1 for an upper bound would be a violation; for an `order` row it says nothing.\n\n"
+        "Every registered bound that applies (`cascading ledger` lists them), at the report's "
+        "horizon. `constant` rows carry their constants; `order` rows are rates with the "
+        "constant and log factors dropped (their sources' constants were not retrieved), so "
+        "only their growth is comparable. A bound is compared with the policy it covers at the "
+        "paper's parameters (CascadeUCB1 with alpha = 1.5, CascadeKL-UCB with c = 3); lower "
+        "bounds that hold for every consistent policy are compared with CascadeKL-UCB; bounds "
+        "of algorithms the paper's experiments do not run have no ratio. A ratio above 1 for "
+        "an upper bound would be a violation; for an `order` row it says nothing.\n\n"
         + t.markdown()
         + "\n"
     )
@@ -242,6 +263,7 @@ def found_ledger_values(ctx) -> list[dict]:
     """
     from cascading_bandits.bounds.instance import CascadeInstance
     from cascading_bandits.bounds.later import ledger
+    from cascading_bandits.bounds.registry import bound_names
     from cascading_bandits.reports.build import cache_load, cache_store, code_version
     from cascading_bandits.reports.search_ledger import found_instances, ledger_on_instance
 
@@ -253,7 +275,7 @@ def found_ledger_values(ctx) -> list[dict]:
     if not found:
         return []
     insts = [[f["weights"], f["K"], f["n"]] for f in found]
-    key = {"code": code_version("bounds"), "instances": insts}
+    key = {"code": code_version("bounds"), "bounds": list(bound_names()), "instances": insts}
     values = cache_load(ctx.s.results, "ledger-found", key)
     if values is None:
         values = [ledger(CascadeInstance(tuple(w), K), n) for w, K, n in insts]
@@ -325,7 +347,7 @@ def _ledger_found_table(ctx) -> T.Table | None:
 
 def _tightest_md(found) -> list[str]:
     """One table of every ``bound`` search: where each upper bound is tightest."""
-    from cascading_bandits.bounds.later import CONSTANT_UPPER_BOUNDS
+    from cascading_bandits.bounds.registry import get_bound
     from cascading_bandits.reports.search_ledger import found_instances
 
     rows = []
@@ -348,7 +370,10 @@ def _tightest_md(found) -> list[str]:
         reg = f["regret"][pol]
         ci = f" ({reg['ci_low']:.1f} to {reg['ci_high']:.1f})" if reg["ci_low"] is not None else ""
         b = f["bound_name"]
-        label = CONSTANT_UPPER_BOUNDS[b]["row"] if b in CONSTANT_UPPER_BOUNDS else str(b)
+        try:
+            label = get_bound(b).title
+        except ValueError:  # a bound no longer registered: its name
+            label = str(b)
         bound = "-" if r.get("bound") is None else f"{r['bound']:.1f}"
         md.append(
             f"| {label} | {pol} | {f['K']} | {f['L']} | {f['n']:,} | {r['value']:.3f} "
@@ -392,11 +417,12 @@ def _search_md(ctx) -> str:
     for name, doc in found.items():
         res = doc["results"]
         kinds = {r["objective"] for r in res}
-        if kinds == {"regret"}:
+        sizes = {(len(r["weights"]), r["K"]) for r in res}
+        if kinds == {"regret"} and len(sizes) == 1:
             curves = {}
             for r in res:
                 curves.setdefault(r["policies"][0], []).append(r)
-            L, K = doc["L"], doc["K"]
+            L, K = sizes.pop()
             stem = f"search-{name}"
             _save_figure(worst_regret_figure(curves, L=L, K=K), ctx.s.out, stem)
             md.append(f"Worst regret found over instances (L = {L}, K = {K}), `{name}`:")

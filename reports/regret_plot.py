@@ -1,63 +1,85 @@
-"""Regret against n for any instance, with every bound that applies: :func:`plot_regret`.
+"""Regret against n for any instance, with the registered bounds that apply: :func:`plot_regret`.
 
-Which bound applies to what (Kveton et al., ICML 2015, Section 4):
+The bounds come from the bound registry (:mod:`bounds.registry`), never from a list kept
+here. For each result, its policy is read as a registered name with its spec's parameter
+values (defaults filled in: ``cascade-klucb`` is ``c = 3``), and
 
-* Theorem 2 (upper) -- ``cascade-ucb1`` with the paper's exploration ``alpha = 1.5``
-  (``sqrt(1.5 log t / T)``, Section 3.2); a spec with another ``alpha`` gets none;
-* Theorem 3 (upper, at the eps minimising it for each n, with its constant ``C`` in the
-  paper's form) -- ``cascade-klucb`` with ``c = 3`` (``log t + 3 log log t``): the proof
-  uses Garivier and Cappe's (2011) Theorem 10 with c = 3 (:mod:`bounds.garivier_cappe`,
-  (I7); for ``c < 3`` the ``7 K log log n`` term does not follow);
-* Theorem 4 (lower, the rate ``coefficient * log n``, asymptotic) -- every consistent
-  policy: ``cascade-ucb1``, ``cascade-klucb`` (consistent by Theorems 2-3 at the paper's
-  parameters; at other parameters consistency is assumed and the summary says so) and
-  ``cascade-ts`` (assumed). Drawn twice: the general constant with
-  ``alpha = (1 - w(1))^(K-1)`` (on B_LB the paper's Theorem 4) and the sharp constant with
-  ``prod_{j<K} (1 - w(j))`` (:mod:`bounds.lower`); once if they coincide.
+* every registered bound **with a constant** that covers that policy at those values is a
+  candidate (Theorem 2 covers ``cascade-ucb1`` with ``alpha = 1.5`` only, Theorem 3
+  ``cascade-klucb`` with ``c = 3`` only, and so on: :meth:`Bound.covers_policy`);
+* a lower bound about every consistent policy (``covers = ANY_POLICY``) is a candidate once
+  per figure when a policy of :data:`CONSISTENT` is shown (for those at parameters no
+  registered upper bound covers, consistency is assumed and the notes say so);
+* a candidate whose premise fails on the instance or the click model
+  (:meth:`Bound.failed_premise` with :func:`bounds.registry.model_name`: a DBN with
+  ``nu = gamma = 1`` is the cascade user, draw for draw) is not drawn; the figure's notes
+  and the per-policy notes name it with the premise that fails;
+* order-only bounds (rates without constants) are never drawn.
 
-All three need the cascade model (a DBN with ``nu = gamma = 1`` is the cascade user, draw
-for draw, so it counts) and a unique optimal set ``w(K) > w(K+1)``; otherwise no bound is
-drawn and the figure and summary say why. Upper bounds are dashed, the lower rates
-dash-dotted (general) and dotted (sharp), all in the bound's colour; the empirical curves
-are the mean over runs with a 95% Student-t band (:meth:`simulate.api.RegretResult.band`).
-The legend sits outside the axes, on the right, so it never covers a curve.
+Of the candidates that apply, ``bounds="default"`` draws the paper's (:data:`PAPER_BOUNDS`)
+and those whose value at the horizon is within a factor :data:`DEFAULT_FACTOR` of the
+largest mean regret shown; the others are listed in the notes with their value at n.
+``bounds="all"`` draws every candidate, a list of names draws those. Each curve is the
+bound evaluated through :meth:`Bound.__call__` on :data:`CURVE_POINTS` log-spaced horizons.
+Upper bounds are dashed, one colour per bound; lower bounds black, dash-dotted, dotted, ...;
+two curves of one kind that coincide (Theorem 4 and Graves-Lai on B_LB, or whenever K = 2)
+are drawn once under both labels. The empirical curves are the mean over runs with a 95%
+Student-t band (:meth:`simulate.api.RegretResult.band`). The legend sits outside the axes,
+on the right, so it never covers a curve.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 import textwrap
 
+import matplotlib as mpl
 import numpy as np
+from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import LogLocator
 
-from cascading_bandits.reports.figures import (
-    COLUMN,
-    OKABE_ITO,
-    POLICY_STYLE,
-    _figure,
-    _style,
-)
+from cascading_bandits.reports.figures import OKABE_ITO, POLICY_STYLE, _style
 
-__all__ = ["plot_regret", "applicable_bounds", "parse_policy", "StudyBounds", "BOUND_KEYS"]
+__all__ = [
+    "plot_regret",
+    "applicable_bounds",
+    "parse_policy",
+    "policy_params",
+    "StudyBounds",
+    "CONSISTENT",
+    "PAPER_BOUNDS",
+    "DEFAULT_FACTOR",
+]
 
-#: bound keys in drawing order, with their legend labels
-BOUND_KEYS = {
-    "theorem2": "Thm 2, UCB1 upper",
-    "theorem3": "Thm 3, KL-UCB upper (opt. ε, with C)",
-    "theorem4_general": "Thm 4, lower rate (general α)",
-    "theorem4_sharp": "Thm 4, lower rate (sharp α)",
-}
-_LOWER_STYLE = {"theorem4_general": "-.", "theorem4_sharp": ":"}
-#: policies for which Theorem 4 (a statement about consistent policies) is drawn
+#: policies for which the lower bounds about every consistent policy are drawn
 CONSISTENT = ("cascade-ucb1", "cascade-klucb", "cascade-ts")
-#: the paper's parameters: Theorem 2 analyses alpha = 1.5, Theorem 3 c = 3
-PAPER_PARAMS = {"cascade-ucb1": {"alpha": 1.5}, "cascade-klucb": {"c": 3.0}}
-#: points of the coarse log grid for Theorem 3 when bounds.upper has no fast curve
-THEOREM3_GRID = 12
-_CURVE_POINTS = 80
+#: the default selection always draws these (the paper's Theorems 2-4) when they apply
+PAPER_BOUNDS = ("theorem2", "theorem3", "theorem4")
+#: the default selection draws a bound within this factor of the largest mean regret at n
+DEFAULT_FACTOR = 30.0
+#: log-spaced horizons each bound curve is evaluated at
+CURVE_POINTS = 24
+#: size (inches) and resolution of a figure plot_regret makes itself
+FIGSIZE = (7.0, 4.0)
+FIGURE_DPI = 150
+#: text sizes (points) of a figure plot_regret makes itself, larger than a paper panel's
+_OWN_FIGURE = {
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "legend.fontsize": 7,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+}
+#: line styles of the lower bounds, in drawing order (upper bounds are dashed)
+_LOWER_STYLES = ("-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2, 1, 2)))
+#: colours of the upper bounds after the Okabe-Ito colours the policies leave free
+_MORE_COLOURS = ("#7F7F7F", "#8C564B", "#17BECF", "#BCBD22", "#393B79", "#843C39")
+#: characters per line of a note in the legend
+_NOTE_WIDTH = 44
 
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*(?:\((.*)\))?\s*$")
 
@@ -65,7 +87,8 @@ _SPEC = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*(?:\((.*)\))?\s*$")
 def parse_policy(spec: str) -> tuple[str, dict]:
     """``"cascade-klucb(c=0)"`` -> ``("cascade-klucb", {"c": 0.0})``; plain names have ``{}``.
 
-    Values that read as numbers become floats, others stay strings.
+    A plain reading of the text (no registry, no defaults): values that read as numbers
+    become floats, others stay strings. :func:`policy_params` is what the bounds use.
     """
     if not isinstance(spec, str):
         raise TypeError(f"policy must be a string, got {type(spec).__name__}")
@@ -85,6 +108,34 @@ def parse_policy(spec: str) -> tuple[str, dict]:
     return m.group(1), params
 
 
+def policy_params(policy: str, cell_params=None) -> tuple[str, dict]:
+    """The registered name of a policy spec and its parameter values, defaults filled in.
+
+    Parameters
+    ----------
+    policy : str
+        A spec such as ``"cascade-klucb"`` or ``"cascade-ucb1(alpha=2)"``.
+    cell_params : dict, optional
+        The cell's parameters; their ``c`` counts for a policy with a parameter ``c`` that
+        the spec leaves at its default (``Cell(policy="cascade-klucb", c=0)``).
+
+    Returns
+    -------
+    (str, dict)
+        ``("cascade-klucb", {"c": 3.0})``; a parameter of several numbers is a tuple. A spec
+        the policy registry does not know is read as written (:func:`parse_policy`), with
+        no defaults.
+    """
+    from cascading_bandits.simulate.experiments import policy_and_c
+
+    c = (cell_params or {}).get("c")
+    try:
+        spec, _ = policy_and_c(policy, 3.0 if c is None else c)
+    except ValueError:
+        return parse_policy(policy)
+    return spec.name, spec.params
+
+
 def _params_of(r) -> dict:
     p = getattr(r, "spec", None)
     return dict(p if p is not None else r.params)
@@ -94,38 +145,52 @@ def _policy_of(r) -> str:
     return getattr(r, "policy", None) or _params_of(r)["policy"]
 
 
-def _effective(policy: str, params: dict) -> tuple[str, dict]:
-    """Base name and the parameters that matter for the bounds (spec, else the cell's ``c``)."""
-    name, sp = parse_policy(policy)
-    if name == "cascade-klucb" and "c" not in sp and params.get("c") is not None:
-        sp["c"] = float(params["c"])
-    for k, v in PAPER_PARAMS.get(name, {}).items():
-        sp.setdefault(k, v)
-    return name, sp
-
-
 class StudyBounds:
-    """The bounds that apply to a set of results on one instance (see the module docstring).
+    """The registered bounds on a set of results on one instance (module docstring).
+
+    Keys are bound names of the registry (``theorem2``, ``theorem4``, ``graves-lai``, ...).
 
     Attributes
     ----------
     curves : dict
-        ``{key: (n (k,) int64, value (k,) float64)}`` for each key of :data:`BOUND_KEYS` drawn.
+        ``{name: (n (k,) int64, value (k,) float64)}`` for each bound drawn (a bound that
+        coincides with one drawn before it is not repeated: its label joins that one's).
     at_horizon : dict
-        ``{key: value at the horizon}`` for the same keys; ``theorem3_eps`` too when
-        Theorem 3 applies (the minimising eps at the horizon).
+        ``{name: value at the horizon}`` for every candidate that applies, drawn or not.
     per_policy : dict
-        ``{policy: {key: value at the horizon or None}}`` (None: does not apply).
+        ``{policy: {name: value at the horizon or None}}`` for every bound with a constant
+        about that policy (its name, any parameters) or about every consistent policy; None
+        where it is not applied (:attr:`reasons` says why).
     notes : list of str
-        Why a bound is absent, or an assumption made (figure legend and summaries).
+        What the figure's legend says: bounds not drawn and why (the failing premise, or
+        the selection with each value at n), assumptions made.
     policy_notes : dict
-        ``{policy: [str]}``: the same, per policy.
+        ``{policy: [str]}``: why a bound is not applied to that policy, assumptions.
     horizon : int
     labels : dict
-        ``{key: legend label}``.
+        ``{name: legend label}`` (:attr:`Bound.label`; joined for coinciding curves).
+    kinds : dict
+        ``{name: "upper" or "lower"}`` for every candidate.
+    reasons : dict
+        ``{policy: {name: why it is None}}`` for every None of :attr:`per_policy`.
+    details : dict
+        ``{name: {title, label, kind, gap, source, rate, notes}}`` for every candidate that
+        applies; ``notes`` are the bound's remarks at the horizon (:meth:`Bound.note_lines`).
     """
 
-    def __init__(self, curves, at_horizon, per_policy, notes, policy_notes, horizon, labels):
+    def __init__(
+        self,
+        curves,
+        at_horizon,
+        per_policy,
+        notes,
+        policy_notes,
+        horizon,
+        labels,
+        kinds=None,
+        reasons=None,
+        details=None,
+    ):
         self.curves = curves
         self.at_horizon = at_horizon
         self.per_policy = per_policy
@@ -133,25 +198,19 @@ class StudyBounds:
         self.policy_notes = policy_notes
         self.horizon = horizon
         self.labels = labels
+        self.kinds = {} if kinds is None else kinds
+        self.reasons = {} if reasons is None else reasons
+        self.details = {} if details is None else details
+
+    @property
+    def drawn(self) -> list:
+        """Names of the bounds drawn, a coinciding one (drawn under the label it shares with
+        the curve kept) included, in the order of :attr:`labels`."""
+        shown = {self.labels.get(k) for k in self.curves}
+        return [k for k in self.labels if k in self.curves or self.labels[k] in shown]
 
     def __repr__(self):
-        return f"StudyBounds(keys={list(self.curves)}, notes={self.notes})"
-
-
-def _theorem3_over(instance, horizons) -> np.ndarray:
-    """Theorem 3 at the optimised eps for each horizon (paper's form), shape like ``horizons``.
-
-    Uses ``bounds.upper.theorem3_curve`` when present (fast); otherwise
-    :func:`bounds.upper.theorem3_bound` at each horizon (one eps optimisation each, so give a
-    coarse grid, :data:`THEOREM3_GRID` points).
-    """
-    from cascading_bandits.bounds import upper
-
-    ns = np.asarray(horizons, dtype=np.int64)
-    fast = getattr(upper, "theorem3_curve", None)
-    if fast is not None:
-        return np.asarray(fast(instance, ns, form="paper"), dtype=np.float64)
-    return np.array([upper.theorem3_bound(instance, int(n), form="paper") for n in ns])
+        return f"StudyBounds(drawn={self.drawn}, notes={self.notes})"
 
 
 def _grid(horizon: int, points: int) -> np.ndarray:
@@ -185,98 +244,266 @@ def _one_instance(results):
     return keys.pop()
 
 
-def applicable_bounds(results) -> StudyBounds:
-    """Every bound that applies to ``results`` (one instance), as curves and at the horizon.
+def _largest_mean(results) -> float:
+    return max(float(np.asarray(r.regret, dtype=np.float64)[:, -1].mean()) for r in results)
+
+
+def _selection(draw):
+    """``draw`` checked: "default", "all", False, or a tuple of registered names."""
+    from cascading_bandits.bounds.registry import get_bound
+
+    if draw is True or draw == "default":
+        return "default"
+    if draw is False or draw is None:
+        return False
+    if draw == "all":
+        return "all"
+    if isinstance(draw, str):
+        draw = [x for x in draw.split(",") if x.strip()]
+    if isinstance(draw, (list, tuple)) and all(isinstance(x, str) for x in draw):
+        names = tuple(x.strip() for x in draw)
+        for x in names:
+            get_bound(x)  # ValueError naming the registered bounds
+        return names
+    raise TypeError(
+        "bounds must be 'default', 'all', False, a list of registered bound names, a "
+        f"StudyBounds or a dict of curves; got {type(draw).__name__}"
+    )
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _join_labels(a: str, b: str) -> str:
+    """One label for two coinciding curves, their common start and end said once:
+    ``Thm 4, lower rate (general α)`` + ``... (sharp α)`` -> ``... (general = sharp α)``."""
+    pre = os.path.commonprefix([a, b])
+    pre = pre[: max(pre.rfind(" "), pre.rfind("(")) + 1]
+    ra, rb = a[len(pre) :], b[len(pre) :]
+    post = os.path.commonprefix([ra[::-1], rb[::-1]])[::-1]
+    cut = post.find(" ") if post and not post.startswith(" ") else 0
+    post = post[cut:] if cut >= 0 else ""
+    ra, rb = ra[: len(ra) - len(post)], rb[: len(rb) - len(post)]
+    if not ra or not rb:
+        return f"{a} = {b}"
+    return f"{pre}{ra} = {rb}{post}"
+
+
+def _group(pairs) -> list:
+    """``[(reason, name), ...]`` -> ``{reason: [names]}`` in first-seen order."""
+    out = {}
+    for reason, name in pairs:
+        out.setdefault(reason, []).append(name)
+    return out
+
+
+def applicable_bounds(results, draw="default") -> StudyBounds:
+    """The registered bounds on ``results`` (one instance): which apply, their values at the
+    horizon, and the curves to draw (module docstring).
 
     Parameters
     ----------
     results : sequence of RegretResult or CellResult
         On one instance and horizon (ValueError otherwise).
+    draw : "default", "all", False, or list of str
+        Which of the bounds that apply get a curve: the paper's and those within
+        :data:`DEFAULT_FACTOR` of the largest mean regret at the horizon (default), all of
+        them, none, or the registered bounds named (ValueError for an unknown name). A
+        comma-separated string of names is read as the list.
+
+    Returns
+    -------
+    StudyBounds
     """
     from cascading_bandits.bounds.instance import CascadeInstance
-    from cascading_bandits.bounds.lower import (
-        theorem4_general_coefficient,
-        theorem4_sharp_coefficient,
-    )
-    from cascading_bandits.bounds.upper import theorem2_bound, theorem3_optimal_eps
+    from cascading_bandits.bounds.registry import ANY_POLICY, all_bounds, model_name
 
     results = list(results)
     if not results:
         raise ValueError("results must hold at least one result")
+    mode = _selection(draw)
     model, weights, K, nu, gamma, horizon = _one_instance(results)
-    policies = [_policy_of(r) for r in results]
-    eff = {pol: _effective(pol, _params_of(r)) for pol, r in zip(policies, results, strict=True)}
-    per_policy = {pol: dict.fromkeys(BOUND_KEYS) for pol in policies}
-    policy_notes = {pol: [] for pol in policies}
-    notes = []
-    curves, at = {}, {}
-    labels = dict(BOUND_KEYS)
-
-    def nobound(why):
-        notes.append(why)
-        for pol in policies:
-            policy_notes[pol].append(why)
-        return StudyBounds({}, {}, per_policy, notes, policy_notes, horizon, labels)
-
-    if model != "cascade" and (nu, gamma) != (1.0, 1.0):
-        return nobound(
-            f"no bound: Theorems 2-4 are proved for the cascade model; this is the {model} "
-            f"model with nu = {nu:g}, gamma = {gamma:g}"
-        )
+    model_seen = model_name(model, nu, gamma)
     inst = CascadeInstance(weights, K)
-    if K == len(weights):
-        return nobound("no bound: K = L, every list is optimal and the regret is 0")
-    if not inst.has_unique_optimum:
-        return nobound("no bound: the optimal set is not unique (w(K) = w(K+1) after sorting)")
-    if model != "cascade":
+    policies = [_policy_of(r) for r in results]
+    specs = {
+        pol: policy_params(pol, _params_of(r)) for pol, r in zip(policies, results, strict=True)
+    }
+    consistent = [pol for pol in policies if specs[pol][0] in CONSISTENT]
+    per_policy = {pol: {} for pol in policies}
+    reasons = {pol: {} for pol in policies}
+    policy_notes = {pol: [] for pol in policies}
+    notes = []  # assumptions and the selection's remarks; why bounds fail: failed_groups
+    if model != "cascade" and model_seen == "cascade":
         notes.append("DBN with nu = gamma = 1 is the cascade model: the cascade bounds apply")
 
-    dense = _grid(horizon, _CURVE_POINTS)
-    wanted = {name for name, _ in eff.values()}
-    if any(n == "cascade-ucb1" and sp == PAPER_PARAMS[n] for n, sp in eff.values()):
-        curves["theorem2"] = (dense, np.asarray(theorem2_bound(inst, dense), dtype=np.float64))
-    if any(n == "cascade-klucb" and sp == PAPER_PARAMS[n] for n, sp in eff.values()):
-        coarse = _grid(horizon, THEOREM3_GRID)
-        curves["theorem3"] = (coarse, _theorem3_over(inst, coarse))
-        at["theorem3_eps"] = theorem3_optimal_eps(inst, horizon, form="paper")
-    if wanted & set(CONSISTENT):
-        logn = np.log(dense.astype(np.float64))
-        g = theorem4_general_coefficient(inst)
-        s = theorem4_sharp_coefficient(inst)
-        curves["theorem4_general"] = (dense, g * logn)
-        if not math.isclose(s, g, rel_tol=1e-12):
-            curves["theorem4_sharp"] = (dense, s * logn)
+    candidates = {}  # name -> (Bound, value at the horizon)
+    failed = []  # (premise, name)
+    for b in all_bounds():
+        if b.form != "constant":
+            continue
+        if b.covers == ANY_POLICY:
+            about, covered = list(policies), list(consistent)
         else:
-            labels["theorem4_general"] = "Thm 4, lower rate (general = sharp α)"
-    for key, (_n, v) in curves.items():
-        at[key] = float(v[-1])
-    if "theorem4_general" in at and "theorem4_sharp" not in at:
-        at["theorem4_sharp"] = at["theorem4_general"]
+            names = {c.policy for c in b.covers}
+            about = [pol for pol in policies if specs[pol][0] in names]
+            covered = [pol for pol in about if b.covers_policy(*specs[pol])]
+        if not about:
+            continue
+        for pol in about:
+            per_policy[pol][b.name] = None
+            if pol not in covered:
+                reasons[pol][b.name] = (
+                    f"binds consistent policies only; {pol} is not shown to be one"
+                    if b.covers == ANY_POLICY
+                    else f"proved for {', '.join(c.text for c in b.covers)} only"
+                )
+        if not covered:
+            continue
+        why = b.failed_premise(inst, None, model_seen) or b.failed_premise(
+            inst, horizon, model_seen
+        )
+        value = None
+        if why is None:
+            try:
+                value = b(inst, horizon, model=model_seen)
+            except ValueError as exc:  # beyond float64, say
+                why = f"a finite value at n = {horizon:,} ({exc})"
+        if why is not None:
+            failed.append((why, b.name))
+            for pol in covered:
+                reasons[pol][b.name] = f"needs {why}"
+            continue
+        candidates[b.name] = (b, value)
+        for pol in covered:
+            per_policy[pol][b.name] = value
 
-    for pol, (name, sp) in eff.items():
-        pn = policy_notes[pol]
-        if name in PAPER_PARAMS:
-            key = "theorem2" if name == "cascade-ucb1" else "theorem3"
-            if sp == PAPER_PARAMS[name]:
-                per_policy[pol][key] = at[key]
-            else:
-                need = ", ".join(f"{k} = {v:g}" for k, v in PAPER_PARAMS[name].items())
-                pn.append(
-                    f"Theorem {key[-1]} is proved for {name} with {need} only; not applied to {pol}"
+    failed_groups = _group(failed)
+    for pol in policies:
+        for why, names in _group((w, n) for n, w in reasons[pol].items()).items():
+            policy_notes[pol].append(f"not applied to {pol} ({why}): {', '.join(names)}")
+    any_lower = [n for n, (b, _) in candidates.items() if b.covers == ANY_POLICY]
+    for pol in consistent:
+        proved = [
+            n
+            for n, (b, _) in candidates.items()
+            if b.covers != ANY_POLICY
+            and b.kind == "upper"
+            and b.gap == "dependent"
+            and per_policy[pol].get(n) is not None
+        ]
+        if any_lower and not proved:
+            policy_notes[pol].append(
+                f"{', '.join(any_lower)} bind consistent policies; consistency of {pol} is "
+                "assumed (no registered log n upper bound covers it here)"
+            )
+
+    # which candidates get a curve
+    if mode is False:
+        chosen = []
+    elif mode == "all":
+        chosen = list(candidates)
+    elif mode == "default":
+        top = _largest_mean(results)
+        chosen = [
+            n
+            for n, (_, v) in candidates.items()
+            if n in PAPER_BOUNDS or (top > 0 and v > 0 and max(v / top, top / v) <= DEFAULT_FACTOR)
+        ]
+    else:
+        chosen = [n for n in candidates if n in mode]
+        failed_names = {x for _, x in failed}
+        for n in mode:
+            if n not in candidates and n not in failed_names:
+                what = (
+                    "it is order only (no constant)"
+                    if _is_order(n)
+                    else "it covers none of these policies at these parameters"
                 )
-        if name in CONSISTENT:
-            per_policy[pol]["theorem4_general"] = at["theorem4_general"]
-            per_policy[pol]["theorem4_sharp"] = at["theorem4_sharp"]
-            if name not in PAPER_PARAMS or sp != PAPER_PARAMS[name]:
-                pn.append(
-                    f"Theorem 4 binds consistent policies; consistency of {pol} is assumed, "
-                    "not proved in the paper"
-                )
-        else:
-            pn.append(f"Theorem 4 binds consistent policies only; {pol} is not shown to be one")
-        if "theorem3" in curves and per_policy[pol]["theorem3"] is not None:
-            per_policy[pol]["theorem3_eps"] = at["theorem3_eps"]
-    return StudyBounds(curves, at, per_policy, notes, policy_notes, horizon, labels)
+                notes.append(f"{n} not drawn: {what}")
+    left = [n for n in candidates if n not in chosen]
+    if left and mode is not False:
+        at = ", ".join(f"{n} ({_fmt(candidates[n][1])} at n = {horizon:,})" for n in left)
+        notes.append(f"not drawn: {at}")
+    chosen.sort(key=lambda n: candidates[n][0].kind != "upper")  # upper first, stable
+
+    curves, labels = {}, {}
+    kinds = {n: b.kind for n, (b, _) in candidates.items()}
+    for n in candidates:
+        labels[n] = candidates[n][0].label
+    grid = _grid(horizon, CURVE_POINTS)
+    for n in chosen:
+        b = candidates[n][0]
+        keep = np.array([b.failed_premise(inst, int(m), model_seen) is None for m in grid])
+        g = grid[keep]
+        try:
+            v = np.asarray(b(inst, g, model=model_seen), dtype=np.float64)
+        except ValueError as exc:
+            notes.append(f"{n} not drawn: {exc}")
+            continue
+        twin = next(
+            (
+                m
+                for m, (g0, v0) in curves.items()
+                if kinds[m] == b.kind
+                and g0.shape == g.shape
+                and np.array_equal(g0, g)
+                and np.allclose(v0, v, rtol=1e-12, atol=0.0)
+            ),
+            None,
+        )
+        if twin is not None:
+            labels[twin] = labels[n] = _join_labels(labels[twin], labels[n])
+            continue
+        curves[n] = (g, v)
+
+    at_horizon = {n: v for n, (_, v) in candidates.items()}
+    details = {}
+    for n, (b, _) in candidates.items():
+        try:
+            lines = b.note_lines(inst, horizon)
+        except ValueError:
+            lines = b.premise_texts()
+        details[n] = {
+            "title": b.title,
+            "label": b.label,
+            "kind": b.kind,
+            "gap": b.gap,
+            "source": b.source,
+            "rate": b.rate,
+            "notes": lines,
+        }
+    failing = [
+        f"{', '.join(names)}: needs {why}" if len(names) == 1 else f"{', '.join(names)}: need {why}"
+        for why, names in failed_groups.items()
+    ]
+    if curves or mode is False:
+        notes[:0] = [f"not drawn, {x}" for x in failing]
+    elif failing:
+        notes[:0] = ["no bound drawn; " + "; ".join(failing)]
+    elif candidates:
+        notes.insert(0, "no bound drawn by this selection")
+    else:
+        notes.insert(0, "no bound drawn: no registered bound with a constant covers these policies")
+    return StudyBounds(
+        curves,
+        at_horizon,
+        per_policy,
+        notes,
+        policy_notes,
+        horizon,
+        labels,
+        kinds,
+        reasons,
+        details,
+    )
+
+
+def _is_order(name: str) -> bool:
+    from cascading_bandits.bounds.registry import get_bound
+
+    return get_bound(name).form == "order"
 
 
 def _policy_colours(policies):
@@ -298,13 +525,35 @@ def _policy_colours(policies):
     return out
 
 
+def _bound_styles(sb, policy_colours) -> dict:
+    """``{name: (colour, linestyle)}`` of the drawn bounds: upper dashed, one colour each
+    (first the Okabe-Ito colours no policy curve uses, yellow last), lower black with a line
+    style each."""
+    taken = set(policy_colours.values()) | {OKABE_ITO["black"]}
+    free = [c for k, c in OKABE_ITO.items() if c not in taken and k != "yellow"]
+    free += [c for c in _MORE_COLOURS if c not in taken]
+    if OKABE_ITO["yellow"] not in taken:
+        free.append(OKABE_ITO["yellow"])
+    out, up, low = {}, 0, 0
+    for name in sb.curves:
+        if sb.kinds.get(name) == "lower":
+            out[name] = (OKABE_ITO["black"], _LOWER_STYLES[low % len(_LOWER_STYLES)])
+            low += 1
+        else:
+            out[name] = (free[up % len(free)], "--")
+            up += 1
+    return out
+
+
 def _note_handle(text):
-    return Line2D([], [], linestyle="none", marker=None), "\n".join(textwrap.wrap(text, 38))
+    return Line2D([], [], linestyle="none", marker=None), "\n".join(
+        textwrap.wrap(text, _NOTE_WIDTH)
+    )
 
 
 def plot_regret(
     results,
-    bounds=True,
+    bounds="default",
     *,
     ax=None,
     logx=True,
@@ -313,16 +562,21 @@ def plot_regret(
     title=None,
     tmin=1,
 ):
-    """Regret against n with a confidence band per policy and the bounds that apply, dashed.
+    """Regret against n with a confidence band per policy and the registered bounds that apply.
 
     Parameters
     ----------
     results : StudyResults or sequence of RegretResult / CellResult
         Each with ``checkpoints`` (m,) and ``regret`` (runs, m).
-    bounds : bool, StudyBounds or dict
-        True: every bound that applies (:func:`applicable_bounds`; needs one instance);
-        False: none; a :class:`StudyBounds`; or ``{label: (n (k,), value (k,))}`` drawn dashed.
+    bounds : "default", "all", list of str, False, StudyBounds or dict
+        Which registered bounds are drawn (:func:`applicable_bounds`; needs one instance):
+        ``"default"`` (or True) the paper's and those within a factor
+        :data:`DEFAULT_FACTOR` of the largest mean regret at the horizon, the others named in
+        the notes with their value; ``"all"`` every bound that applies; a list of bound
+        names those of them that apply; False none. A :class:`StudyBounds` is drawn as it
+        is, and ``{label: (n (k,), value (k,))}`` draws those curves, dashed black.
     ax : matplotlib Axes, optional
+        Draw into it; otherwise a figure of :data:`FIGSIZE` inches at :data:`FIGURE_DPI`.
     logx, logy : bool
         Log scale on n (default) / on the regret.
     level : float
@@ -344,27 +598,25 @@ def plot_regret(
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     sb = None
-    if bounds is True:
-        sb = applicable_bounds(results)
-        curves = sb.curves
-    elif bounds is False or bounds is None:
-        curves = {}
-    elif isinstance(bounds, StudyBounds):
+    if isinstance(bounds, StudyBounds):
         sb, curves = bounds, bounds.curves
     elif isinstance(bounds, dict):
         curves = bounds
+    elif bounds is False or bounds is None:
+        curves = {}
     else:
-        raise TypeError(
-            f"bounds must be True, False, a StudyBounds or a dict, got {type(bounds).__name__}"
-        )
+        sb = applicable_bounds(results, bounds)  # TypeError / ValueError for a bad choice
+        curves = sb.curves
     policies = [_policy_of(r) for r in results]
     colours = _policy_colours(policies)
+    styles = _bound_styles(sb, colours) if sb is not None else {}
     runs = {int(np.asarray(r.regret).shape[0]) for r in results}
-    with _style():
+    with _style(), mpl.rc_context(_OWN_FIGURE if ax is None else {}):
         fig = ax.figure if ax is not None else None
         if ax is None:
-            fig, axes = _figure(COLUMN + 2.4, 2.6)
-            ax = axes[0, 0]
+            # dpi given at creation: savefig(dpi="figure") uses the figure's original dpi
+            fig = Figure(figsize=FIGSIZE, dpi=FIGURE_DPI, layout="constrained")
+            ax = fig.subplots()
         drawn = []
         for pol, r in zip(policies, results, strict=True):
             t = np.asarray(r.checkpoints)
@@ -385,10 +637,9 @@ def plot_regret(
                 lo = np.maximum(lo, floor / 2)
             ax.fill_between(tt, lo, hi, color=colour, alpha=0.2, linewidth=0)
         for key, (n, v) in curves.items():
-            if key in BOUND_KEYS:
-                colour = _bound_colour(key, policies, colours)
-                ls = _LOWER_STYLE.get(key, "--")
-                label = (sb.labels if sb is not None else BOUND_KEYS)[key]
+            if key in styles:
+                colour, ls = styles[key]
+                label = sb.labels.get(key, key)
             else:
                 colour, ls, label = OKABE_ITO["black"], "--", str(key)
             ax.plot(n, v, color=colour, linestyle=ls, linewidth=1.0, label=label)
@@ -417,7 +668,7 @@ def plot_regret(
             loc="upper left",
             bbox_to_anchor=(1.02, 1.0),
             borderaxespad=0.0,
-            handlelength=2.4,
+            handlelength=2.2,
         )
     return fig
 
@@ -433,13 +684,3 @@ def _runs_text(runs):
     rs = sorted(runs)
     s = "/".join(str(x) for x in rs)
     return f"{s} run{'s' if rs != [1] else ''}" + (" (1 run: no band)" if 1 in rs else "")
-
-
-def _bound_colour(key, policies, colours):
-    if key.startswith("theorem4"):
-        return OKABE_ITO["black"]
-    target = "cascade-ucb1" if key == "theorem2" else "cascade-klucb"
-    for pol in policies:
-        if parse_policy(pol)[0] == target:
-            return colours[pol]
-    return OKABE_ITO["black"]

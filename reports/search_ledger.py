@@ -3,17 +3,19 @@
 A stored search (``cascading search --out DIR`` writes ``DIR/search.json``; the project's
 own are ``docs/search/*.json``) holds, for every instance it found, the weights, K, and the
 mean regret of each policy on fresh confirmation runs at the confirmation horizon n. Here
-every bound of :func:`cascading_bandits.bounds.later.ledger` is evaluated on each such
-instance at that n, and set against the measured regret of the policy it is about:
+every bound of :func:`cascading_bandits.bounds.later.ledger` (every registered bound that
+applies) is evaluated on each such instance at that n, and set against the measured regret
+of the policy it is about, as the bound registry declares it:
 
-* a bound on CascadeUCB1 (Theorem 2, Corollary 2 of [K15]) against ``cascade-ucb1``, and a
-  bound on CascadeKL-UCB (Theorem 3, Corollary 3, [V22]'s order) against ``cascade-klucb``,
-  each at the paper's parameters (alpha = 1.5, c = 3; another parameter is not covered by
-  the bound, so it gets no ratio);
+* a bound that covers a searched policy at that policy's parameter values
+  (:meth:`bounds.registry.Bound.covers_policy`; a spec's omitted parameters take their
+  defaults) against that policy: Theorem 2 and the bounds on CascadeUCB1 with alpha = 1.5
+  against ``cascade-ucb1``, Theorem 3 and those on CascadeKL-UCB with c = 3 against
+  ``cascade-klucb``; another parameter value is not covered, so it gets no ratio;
 * a lower bound for every consistent (uniformly good, or any) policy against
   ``cascade-klucb`` if the search measured it, else ``cascade-ucb1``: as in the Table 1
   ledger, the best of the paper's policies measured;
-* any other row (TS-Cascade, variance-aware UCB) has no measured policy and no ratio.
+* any other row (a policy the search did not run) has no measured policy and no ratio.
 
 The ratio is ``empirical / bound``, the mean regret over the bound's value; its interval is
 the mean's Student-t interval (the search's ``confidence``) over the same value (the bound
@@ -40,8 +42,6 @@ __all__ = [
 
 #: policies a lower bound for every consistent policy is compared with, first measured wins
 LOWER_COMPARED_WITH = ("cascade-klucb", "cascade-ucb1")
-#: ledger ``algorithm`` of a lower bound that holds for every (consistent) policy
-_ANY = ("any consistent", "any uniformly good", "any")
 _OBJECTIVES = ("ratio", "bound", "regret")
 
 
@@ -167,16 +167,27 @@ def _intervals(r) -> dict:
     return out
 
 
+def _policy_values(policy: str) -> tuple[str, dict]:
+    """A policy spec's registered name and its parameter values, defaults filled in (what
+    :meth:`bounds.registry.Bound.covers_policy` reads)."""
+    from cascading_bandits.simulate.policies import parse_policy
+
+    spec = parse_policy(policy)
+    return spec.name, spec.params
+
+
 def _bound_name(r) -> str | None:
-    """The bound a ``bound`` search used: recorded, or (older files) the policy's default."""
+    """The bound a ``bound`` search used: recorded, or (older files, written before the name
+    was stored) the policy's default then: the first registered upper bound with a constant
+    that covers it, i.e. the paper's theorem (catalog_paper is registered first)."""
     if r["objective"] != "bound":
         return None
     if r.get("bound_name"):
         return r["bound_name"]
-    from cascading_bandits.simulate.policies import parse_policy
-    from cascading_bandits.simulate.search import DEFAULT_BOUND
+    from cascading_bandits.bounds.registry import bounds_for_policy
 
-    return DEFAULT_BOUND.get(parse_policy(r["policies"][0]).text)
+    found = bounds_for_policy(*_policy_values(r["policies"][0]), kind="upper", form="constant")
+    return found[0].name if found else None
 
 
 def found_instances(doc, name: str = "search") -> list[dict]:
@@ -232,20 +243,34 @@ def found_instances(doc, name: str = "search") -> list[dict]:
     return out
 
 
-def _measured(row, policies) -> str | None:
-    """The searched policy (as written in the search) a ledger row is compared with."""
-    from cascading_bandits.simulate.policies import parse_policy
-    from cascading_bandits.simulate.search import POLICY_ALGORITHM
+def _row_bound(row):
+    """The registered bound of a ledger row (by its name, else its title), or None."""
+    from cascading_bandits.bounds.registry import all_bounds, get_bound
 
-    canon = {}
-    for p in policies:
-        canon.setdefault(parse_policy(p).text, p)
-    if row["algorithm"] in _ANY:
+    if row.get("bound"):
+        try:
+            return get_bound(row["bound"])
+        except ValueError:
+            return None
+    return next((b for b in all_bounds() if b.title == row.get("name")), None)
+
+
+def _measured(row, policies) -> str | None:
+    """The searched policy (as written in the search) a ledger row is compared with: the
+    first one the row's bound covers at its parameter values; for a bound about every policy,
+    the first of :data:`LOWER_COMPARED_WITH` (at its default parameters) the search ran."""
+    from cascading_bandits.bounds.registry import ANY_POLICY
+    from cascading_bandits.simulate.policies import parse_policy
+
+    b = _row_bound(row)
+    if b is None:
+        return None
+    if b.covers == ANY_POLICY:
+        canon = {}
+        for p in policies:
+            canon.setdefault(parse_policy(p).text, p)
         return next((canon[c] for c in LOWER_COMPARED_WITH if c in canon), None)
-    for c, algo in POLICY_ALGORITHM.items():
-        if algo == row["algorithm"] and c in canon:
-            return canon[c]
-    return None
+    return next((p for p in policies if b.covers_policy(*_policy_values(p))), None)
 
 
 def ledger_on_instance(found: dict, rows=None) -> list[dict]:

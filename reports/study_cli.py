@@ -1,4 +1,4 @@
-"""``cascading study``: your own instance and policies, regret against every applicable bound.
+"""``cascading study``: your own instance and policies, regret against every registered bound.
 
 Examples::
 
@@ -7,9 +7,15 @@ Examples::
     cascading study --L 16 --K 4 --p 0.2 --delta 0.15 --policy cascade-klucb --json
     cascading study --weights 0.6,0.5,0.2,0.1 --K 2 --model dbn --nu 0.7 --gamma 0.9 \\
                     --policy cascade-klucb,ranked-klucb
+    cascading study --weights 0.5,0.4,0.1,0.1 --K 2 --bound theorem3,theorem3-lp,theorem4
 
-Writes DIR/regret.png and DIR/regret.pdf (regret against n, 95% Student-t bands, every
-applicable bound dashed, the lower-bound rates dash-dotted/dotted) and DIR/summary.json.
+Writes DIR/regret.png (7 x 4 in at 150 dpi) and DIR/regret.pdf: regret against n with 95%
+Student-t bands and the registered bounds (bounds.registry) that cover the policies at their
+parameters and apply to the instance, upper bounds dashed, lower bounds dash-dotted/dotted.
+--bound chooses which are drawn: ``default`` (the paper's Theorems 2-4 and every bound within
+a factor 30 of the largest mean regret at n), ``all``, ``none``, or names; the others are
+named in the figure's notes with their value at n. DIR/summary.json holds, per policy, every
+registered bound with a constant about it: its value at n, or null and the premise that fails.
 The cells are stored under DIR/study/ and reused when the same study is run again
 (same instance, policies, horizon, runs, seed); an interrupted study resumes. A DIR
 holding another study's summary is refused unless --overwrite.
@@ -73,6 +79,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="recompute stored cells and replace another study's files in DIR",
     )
+    o.add_argument(
+        "--bound",
+        default="default",
+        metavar="NAME[,NAME]",
+        help="registered bounds to draw: default (the paper's and those within a factor 30 "
+        "of the largest mean regret at n), all, none, or names (cascading ledger lists them)",
+    )
     o.add_argument("--linear-y", action="store_true", help="linear regret axis (default log)")
     o.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -98,14 +111,26 @@ def _weights(args):
     }
 
 
+def _bound_choice(text):
+    """``--bound``: "default", "all", False for "none", or a tuple of registered names."""
+    from cascading_bandits.reports.regret_plot import _selection
+
+    text = (text or "").strip()
+    if not text:
+        raise ValueError("--bound must be default, all, none or bound names")
+    if text == "none":
+        return False
+    return _selection(text)
+
+
 def _rows(results, sb, seed):
     """One JSON-able object per policy (the --json output)."""
-    from cascading_bandits.reports.regret_plot import _effective
+    from cascading_bandits.reports.regret_plot import policy_params
 
     rows = []
     for r in results:
         s = r.summary()
-        name, params = _effective(r.policy, r.spec)
+        name, params = policy_params(r.policy, r.spec)
         row = {
             "policy": r.policy,
             "policy_name": name,
@@ -123,7 +148,10 @@ def _rows(results, sb, seed):
             "mean_regret": s["mean_regret"],
             "stderr": s["stderr"],
             "ci95": s["ci95"],
+            # every registered bound with a constant about this policy: value at n, or None
             "bounds": sb.per_policy[r.policy],
+            # why each None: the premise that fails, or the parameters the proof needs
+            "bounds_not_applied": sb.reasons.get(r.policy, {}),
             "notes": s["notes"] + sb.policy_notes[r.policy],
             "cell_id": s["cell_id"],
             "stored": r.provenance.get("stored"),
@@ -169,25 +197,35 @@ def _plan(args, weights):
     return [c.cell_id for c in cells]
 
 
-def _print_table(rows):
+def _print_table(rows, sb):
+    """The regret per policy, then each policy's bounds at n with mean regret / bound."""
+    from cascading_bandits.bounds.registry import get_bound
+
     w = max(len(r["policy"]) for r in rows)
 
     def num(x):
         return "-" if x is None else f"{x:.1f}"
 
-    print(
-        f"{'policy':<{w}}  {'runs':>4}  {'horizon':>8}  {'regret (mean +- se)':>20}  "
-        f"{'Thm 2':>8}  {'Thm 3':>8}  {'Thm 4 gen':>9}  {'Thm 4 sharp':>11}"
-    )
+    print(f"{'policy':<{w}}  {'runs':>4}  {'horizon':>8}  {'regret (mean +- se)':>20}")
     for r in rows:
-        b = r["bounds"]
         reg = f"{r['mean_regret']:.1f} +- {num(r['stderr'])}"
-        print(
-            f"{r['policy']:<{w}}  {r['runs']:>4}  {r['horizon']:>8}  {reg:>20}  "
-            f"{num(b['theorem2']):>8}  {num(b['theorem3']):>8}  "
-            f"{num(b['theorem4_general']):>9}  {num(b['theorem4_sharp']):>11}"
-        )
-    notes = dict.fromkeys(n for r in rows for n in r["notes"])
+        print(f"{r['policy']:<{w}}  {r['runs']:>4}  {r['horizon']:>8}  {reg:>20}")
+    named = [n for r in rows for n in r["bounds"]]
+    if named:
+        b = max(len(n) for n in named)
+        drawn = set(sb.drawn)
+        print(f"\nbounds at n = {rows[0]['horizon']:,} (value; mean regret / bound; * drawn):")
+        for r in rows:
+            for n, v in r["bounds"].items():
+                kind = get_bound(n).kind
+                if v is None:
+                    tail = f"not applied: {r['bounds_not_applied'].get(n, '')}"
+                else:
+                    ratio = r["mean_regret"] / v if v > 0 else None
+                    tail = f"{v:>10.1f}  {'-' if ratio is None else f'{ratio:.3g}':>7}"
+                mark = "*" if v is not None and n in drawn else " "
+                print(f"  {r['policy']:<{w}}  {mark}{n:<{b}}  {kind:<5}  {tail}")
+    notes = dict.fromkeys([*sb.notes, *(n for r in rows for n in r["notes"])])
     for n in notes:
         print(f"note: {n}")
 
@@ -203,11 +241,12 @@ def run(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
+    draw = _bound_choice(args.bound)
     cells = _plan(args, weights)
     _check_out(out, cells, args.overwrite)
 
     from cascading_bandits.reports.build import _atomic_write, _json_default
-    from cascading_bandits.reports.regret_plot import applicable_bounds, plot_regret
+    from cascading_bandits.reports.regret_plot import FIGURE_DPI, applicable_bounds, plot_regret
     from cascading_bandits.simulate.api import run as simulate
 
     results = simulate(
@@ -226,7 +265,7 @@ def run(args) -> int:
         overwrite=args.overwrite,
         progress=not args.no_progress and not args.json,
     )
-    sb = applicable_bounds(results)
+    sb = applicable_bounds(results, draw)
     rows = _rows(results, sb, args.seed)
     what = "B_LB({L}, {K}, {p:g}, {delta:g})".format(**blb) if blb else f"w = {weights}"
     title = f"{what}, K = {args.K}" if not blb else what
@@ -236,7 +275,7 @@ def run(args) -> int:
     figures = []
     for ext in ("png", "pdf"):
         path = out / f"{FIGURE_STEM}.{ext}"
-        _atomic_write(path, lambda tmp, ext=ext: fig.savefig(tmp, format=ext))
+        _atomic_write(path, lambda tmp, ext=ext: fig.savefig(tmp, format=ext, dpi=FIGURE_DPI))
         figures.append(path.name)
     doc = {
         # the command line when run as ``cascading study`` (None when called from Python)
@@ -246,12 +285,17 @@ def run(args) -> int:
         "instance": {**results.spec, "b_lb": blb},
         "policies": rows,
         "bounds": {
+            "choice": args.bound,
+            "drawn": sb.drawn,
+            # every registered bound with a constant that applies, at the horizon
             "at_horizon": sb.at_horizon,
             "notes": sb.notes,
             "curves": {
-                k: {"n": n.tolist(), "value": v.tolist()} for k, (n, v) in sb.curves.items()
+                k: {"n": n.tolist(), "value": v.tolist(), "label": sb.labels[k]}
+                for k, (n, v) in sb.curves.items()
             },
-            "theorem3_form": "paper (C = K L max C2/n^beta + 7 K log log n), eps optimised per n",
+            # the registry's declaration of each and its remarks at n (e.g. the eps used)
+            "registry": sb.details,
         },
         "band": "95% Student-t interval of the mean over runs (runs - 1 degrees of freedom)",
         "cells": cells,
@@ -263,7 +307,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=1, allow_nan=False, default=_json_default))
     else:
-        _print_table(rows)
+        _print_table(rows, sb)
         print(
             f"wrote {out / 'regret.png'}, {out / 'regret.pdf'}, {out / SUMMARY} "
             f"({time.perf_counter() - t0:.1f} s)",

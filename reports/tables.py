@@ -442,6 +442,137 @@ def bound_rows(results, *, order: str = "best-first", bounds=None) -> list[Bound
 
 
 # ---------------------------------------------------------------------------
+# every registered bound with a constant on the paper's policies (bounds.registry)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RegistryBoundRow:
+    """One registered bound with a constant at horizon ``n`` on one Table 1 configuration,
+    next to the mean regret of one policy it covers at the paper's parameters.
+
+    ``value`` is None where a premise of the bound fails (``premise`` names it); ``ratio`` is
+    ``mean / value`` (None without a measured mean or a positive value).
+    """
+
+    L: int
+    K: int
+    delta: float
+    p: float
+    n: int
+    bound: str
+    title: str
+    kind: str
+    gap: str
+    policy: str
+    value: float | None
+    premise: str | None
+    mean: float | None
+    se: float | None
+    ratio: float | None
+
+
+def paper_policy(policy: str) -> tuple[str, dict]:
+    """A Table 1 policy as the registry's bounds see it: its name and parameter values, the
+    defaults filled in (``cascade-ucb1``: alpha = 1.5; ``cascade-klucb``: c = 3)."""
+    from cascading_bandits.simulate.policies import parse_policy
+
+    spec = parse_policy(policy)
+    return spec.name, spec.params
+
+
+def registry_bounds_at(L: int, K: int, p: float, delta: float, n: int) -> dict:
+    """Every registered bound with a constant that covers a Table 1 policy at the paper's
+    parameters (:data:`reports.paper.TABLE_POLICIES`), at ``n`` on B_LB(L, K, p, Delta).
+
+    A lower bound about every consistent policy covers both. JSON-native (the report caches it).
+
+    Returns
+    -------
+    dict
+        ``{name: {"title", "kind", "gap", "policies": [covered policy, ...], "value": float or
+        None, "premise": the premise that fails or None}}`` in the registry's order.
+    """
+    from cascading_bandits.bounds.registry import all_bounds
+
+    inst = b_lb(L, K, p, delta)
+    specs = {pol: paper_policy(pol) for pol in TABLE_POLICIES}
+    out = {}
+    for b in all_bounds():
+        if b.form != "constant":
+            continue
+        pols = [pol for pol in TABLE_POLICIES if b.covers_policy(*specs[pol])]
+        if not pols:
+            continue
+        why, value = b.failed_premise(inst, int(n)), None
+        if why is None:
+            try:
+                value = float(b(inst, int(n)))
+            except ValueError as exc:  # beyond float64, say
+                why = f"a finite value at n ({exc})"
+        out[b.name] = {
+            "title": b.title,
+            "kind": b.kind,
+            "gap": b.gap,
+            "policies": pols,
+            "value": value,
+            "premise": why,
+        }
+    return out
+
+
+def registry_bound_rows(rows, *, bounds=None) -> list[RegistryBoundRow]:
+    """:func:`registry_bounds_at` on each configuration of ``rows`` beside the mean regret.
+
+    Parameters
+    ----------
+    rows : list of BoundRow
+        :func:`bound_rows`: the configurations, their horizon, p and measured means.
+    bounds : callable, optional
+        Replaces :func:`registry_bounds_at` (same signature and result; e.g. a cached one).
+
+    Returns
+    -------
+    list of RegistryBoundRow
+        Per configuration (in the order of ``rows``), the upper bounds before the lower ones,
+        each in the registry's order, one row per covered policy.
+    """
+    bounds = registry_bounds_at if bounds is None else bounds
+    out = []
+    for r in rows:
+        emp = {
+            "cascade-ucb1": (r.ucb1_mean, r.ucb1_se),
+            "cascade-klucb": (r.klucb_mean, r.klucb_se),
+        }
+        got = bounds(r.L, r.K, r.p, r.delta, r.n)
+        names = sorted(got, key=lambda k: got[k]["kind"] != "upper")  # stable
+        for name in names:
+            b = got[name]
+            for pol in b["policies"]:
+                mean, se = emp.get(pol, (None, None))
+                v = b["value"]
+                ok = mean is not None and v is not None and v > 0
+                out.append(
+                    RegistryBoundRow(
+                        r.L,
+                        r.K,
+                        r.delta,
+                        r.p,
+                        r.n,
+                        name,
+                        b["title"],
+                        b["kind"],
+                        b["gap"],
+                        pol,
+                        v,
+                        b["premise"],
+                        mean,
+                        se,
+                        mean / v if ok else None,
+                    )
+                )
+    return out
+
+
+# ---------------------------------------------------------------------------
 # scaling in L, K and Delta against what the bounds predict
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True)

@@ -226,3 +226,55 @@ def test_summary_says_when_a_regret_exceeds_its_upper_bound(tmp_path):
     assert "below 1 in every row" in run(lambda c: 0.0)
     big = run(lambda c: 1e5 if (c.L, c.K, c.delta) == (16, 2, 0.15) else 0.0)
     assert "above 1 in some row" in big and "below 1 in every row" not in big
+
+
+@pytest.fixture
+def toy_report_bound():
+    """A bound on CascadeKL-UCB with c = 3 registered for one test (the report's tables and
+    ledger must show it without being edited)."""
+    from cascading_bandits.bounds.registry import Bound, Covers, register_bound, unregister_bound
+
+    b = register_bound(
+        Bound(
+            name="toy-report",
+            title="Toy bound for the report",
+            label="toy report bound",
+            kind="upper",
+            form="constant",
+            gap="free",
+            covers=(Covers("cascade-klucb", c=3),),
+            evaluate=lambda inst, n: 1e5 + 0.0 * np.asarray(n, dtype=float),
+            source="registered by tests/reports/test_build.py",
+            rate="1e5",
+        )
+    )
+    yield b
+    unregister_bound(b.name)
+
+
+def test_a_registered_bound_appears_in_the_report(
+    tmp_path, fake_run, monkeypatch, toy_report_bound
+):
+    fakes, horizon = fake_run
+    monkeypatch.setattr(B, "draw_figures", lambda data: {})
+    out = tmp_path / "rep"
+    md = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=3)
+    md = md.read_text(encoding="utf-8")
+    js = json.loads((out / "report.json").read_text())
+    # the bounds at n: one row per Table 1 configuration, against CascadeKL-UCB's regret
+    mine = [r for r in js["bounds_registry"] if r["bound"] == "toy-report"]
+    assert len(mine) == 9 and {r["policy"] for r in mine} == {"cascade-klucb"}
+    klucb = {(b["L"], b["K"], b["delta"]): b["klucb_mean"] for b in js["bounds"]}
+    for r in mine:
+        assert r["value"] == 1e5
+        assert r["ratio"] == pytest.approx(klucb[(r["L"], r["K"], r["delta"])] / 1e5, rel=1e-12)
+    section = md.split("## Bounds against the evidence")[1].split("\n## ")[0]
+    assert "| toy-report | Toy bound for the report | upper | cascade-klucb |" in section
+    assert "| toy-report | upper, gap-free | cascade-klucb |" in section  # the folded table
+    assert "toy-report" in md.split("## Summary")[1].split("\n## ")[0]
+    # the ledger: its row on every instance, compared with CascadeKL-UCB
+    led = [r for r in js["ledger"] if r["bound"] == "toy-report"]
+    assert len(led) == 9 and all(r["measured"] == "klucb" for r in led)
+    for r in led:
+        assert r["empirical"] == klucb[(r["L"], r["K"], r["delta"])]
+    assert "| Toy bound for the report |" in md.split("## Ledger")[1].split("\n## ")[0]

@@ -210,6 +210,7 @@ def test_exported_tables_hold_the_reports_numbers(fake_report):
         "table1",
         "table2",
         "bounds",
+        "bounds_registry",
         "scaling",
         "order",
         "figure1",
@@ -234,12 +235,24 @@ def test_exported_tables_hold_the_reports_numbers(fake_report):
         assert float(row["KL-UCB ours mean"]) == m and float(row["KL-UCB ours se"]) == se
     ncols = {"table1": 11, "table2": 11, "bounds": 14, "scaling": 8, "order": 6, "figure1": 7}
     ncols["verify"] = 7
+    ncols["bounds_registry"] = 11
     for name, c in ncols.items():
         rows = check_latex_table((out / "tables" / f"{name}.tex").read_text(), c)
         assert rows
     js = json.loads((out / "report.json").read_text())
     assert js["reused_cells"] == {"fake": {"reused": 57, "cells": 57}}
     assert len(js["bound_curves"]) == 9 and set(js["bound_curves"][0]) >= {"theorem3", "L"}
+    # the registry's table: one row per configuration, registered bound and covered policy;
+    # the CSV holds the numbers of report.json
+    reg = js["bounds_registry"]
+    rows = list(csv.DictReader(io.StringIO((out / "tables" / "bounds_registry.csv").read_text())))
+    assert len(rows) == len(reg) and {(r["L"], r["K"], r["delta"]) for r in reg} == {
+        (b["L"], b["K"], b["delta"]) for b in js["bounds"]
+    }
+    for row, r in zip(rows, reg, strict=True):
+        assert row["bound"] == r["bound"] and row["policy"] == r["policy"]
+        assert float(row["value at n"]) == r["value"]
+        assert float(row["empirical / bound"]) == pytest.approx(r["mean"] / r["value"])
 
 
 def test_a_stored_search_adds_the_found_ledger_to_the_report_and_its_exports(tmp_path, monkeypatch):
@@ -409,12 +422,13 @@ def test_bounds_memo_serves_identical_numbers(tmp_path):
     res = {"table1": table_results("table1", horizon=500)}
     memo = B.BoundMemo()
     a = B.collect(res, 500, curve_points=3, memo=memo)
-    assert memo.missed == 9 * 2  # one bounds_at and one curve per Table 1 row
+    assert memo.missed == 9 * 3  # one bounds_at, one curve, one registry_at per Table 1 row
     B.cache_store(tmp_path, "bounds", {"k": 1}, memo.values)
     again = B.BoundMemo(B.cache_load(tmp_path, "bounds", {"k": 1}))
     b = B.collect(res, 500, curve_points=3, memo=again)
     assert again.missed == 0
     assert T.as_dicts(a["bounds"]) == T.as_dicts(b["bounds"])
+    assert T.as_dicts(a["bounds_registry"]) == T.as_dicts(b["bounds_registry"])
     for k, c in a["curves"].items():
         for name, (n, v) in c.items():
             assert (b["curves"][k][name][0] == n).all() and (b["curves"][k][name][1] == v).all()

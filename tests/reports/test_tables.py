@@ -9,6 +9,7 @@ from _report_fakes import dbn_results, make_result, table_results
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.reports import tables as T
 
 
@@ -266,3 +267,95 @@ def test_dbn_rows_every_ranked_policy_with_figure1s_first():
     assert [r.ranked_policy for r in rows] == ["ranked-klucb"] * 4 + ["ranked-klucb-rba"] * 4
     assert [round(r.ratio, 12) for r in rows] == [3.0] * 4 + [5.0] * 4
     assert T.ranked_policies(base) == ["ranked-klucb"]
+
+
+# -- every registered bound with a constant on the paper's policies (bounds.registry) ----------
+def _toy_bound(name, covers, value, premises=()):
+    from cascading_bandits.bounds.registry import Bound
+
+    return Bound(
+        name=name,
+        title=f"Toy bound {name}",
+        label=f"toy {name}",
+        kind="upper",
+        form="constant",
+        gap="dependent",
+        covers=covers,
+        premises=premises,
+        evaluate=lambda inst, n: np.full(np.shape(n), value, dtype=float),
+        source="registered by tests/reports/test_tables.py",
+        rate=f"{value}",
+    )
+
+
+@pytest.fixture
+def toy_bounds():
+    """A bound on CascadeKL-UCB with c = 3, one on c = 0, one whose premise fails on
+    CascadeUCB1 with alpha = 1.5; registered for one test."""
+    from cascading_bandits.bounds.registry import Covers, Premise, register_bound, unregister_bound
+
+    never = Premise("a toy premise that never holds", lambda inst, n: False)
+    made = [
+        _toy_bound("toy-klucb", (Covers("cascade-klucb", c=3),), 1e4),
+        _toy_bound("toy-klucb-c0", (Covers("cascade-klucb", c=0),), 1e4),
+        _toy_bound("toy-never", (Covers("cascade-ucb1", alpha=1.5),), 1e4, (never,)),
+    ]
+    for b in made:
+        register_bound(b)
+    yield made
+    for b in made:
+        unregister_bound(b.name)
+
+
+def test_registry_bounds_are_every_registered_bound_on_the_paper_policies(toy_bounds):
+    from cascading_bandits.bounds.registry import ANY_POLICY, all_bounds
+
+    got = T.registry_bounds_at(16, 4, 0.2, 0.15, 1000)
+    inst = b_lb(16, 4, 0.2, 0.15)
+    want = {}
+    for b in all_bounds():
+        if b.form != "constant":
+            continue
+        pols = [
+            pol
+            for pol, params in (("cascade-ucb1", {"alpha": 1.5}), ("cascade-klucb", {"c": 3.0}))
+            if b.covers == ANY_POLICY or b.covers_policy(pol, params)
+        ]
+        if pols:
+            want[b.name] = pols
+    assert {k: v["policies"] for k, v in got.items()} == want
+    assert list(got) == list(want)  # the registry's order
+    assert {"theorem2", "theorem3", "theorem4", "toy-klucb", "toy-never"} <= set(got)
+    assert "toy-klucb-c0" not in got  # another c: not the paper's CascadeKL-UCB
+    assert got["theorem4"]["policies"] == ["cascade-ucb1", "cascade-klucb"]
+    for name, v in got.items():
+        if name == "toy-never":
+            assert v["value"] is None and v["premise"] == "a toy premise that never holds"
+            continue
+        b = next(x for x in all_bounds() if x.name == name)
+        assert v["premise"] is None and v["value"] == pytest.approx(b(inst, 1000), rel=1e-12)
+    # the paper's table agrees with the registry where they overlap
+    paper = T.bounds_at(16, 4, 0.2, 0.15, 1000)
+    for name in ("theorem2", "theorem3", "theorem4"):
+        assert got[name]["value"] == pytest.approx(paper[name], rel=1e-9)
+
+
+def test_registry_bound_rows_ratio_per_covered_policy(t1, toy_bounds):
+    rows = T.bound_rows(t1)
+    reg = T.registry_bound_rows(rows[:2])
+    assert {(r.L, r.K, r.delta) for r in reg} == {(b.L, b.K, b.delta) for b in rows[:2]}
+    kinds = [r.kind for r in reg if (r.L, r.K, r.delta) == (rows[0].L, rows[0].K, rows[0].delta)]
+    assert kinds == sorted(kinds, key=lambda k: k != "upper")  # upper bounds first
+    by = {(r.L, r.K, r.delta, r.bound, r.policy): r for r in reg}
+    for b in rows[:2]:
+        toy = by[(b.L, b.K, b.delta, "toy-klucb", "cascade-klucb")]
+        assert toy.value == 1e4 and toy.mean == b.klucb_mean and toy.se == b.klucb_se
+        assert toy.ratio == pytest.approx(b.klucb_mean / 1e4, rel=1e-15)
+        never = by[(b.L, b.K, b.delta, "toy-never", "cascade-ucb1")]
+        assert never.value is None and never.ratio is None and "never holds" in never.premise
+        thm2 = by[(b.L, b.K, b.delta, "theorem2", "cascade-ucb1")]
+        assert thm2.ratio == pytest.approx(b.ucb1_over_theorem2, rel=1e-12)
+        for pol, mean in (("cascade-ucb1", b.ucb1_mean), ("cascade-klucb", b.klucb_mean)):
+            lower = by[(b.L, b.K, b.delta, "theorem4", pol)]
+            assert lower.ratio == pytest.approx(mean / b.theorem4, rel=1e-12)
+        assert not any(k[3] == "toy-klucb" and k[4] == "cascade-ucb1" for k in by)
