@@ -21,9 +21,11 @@ Stages, all on one thread (``threads=1``; the numbers do not depend on it):
    used below (a tie goes to ``two-level``, the cheaper one).
 2. search at n = 1e4: for each K and policy, ``simulate.search.search("regret", ...)`` with
    ``--runs-1e4`` runs per candidate and ``--maxiter-1e4`` x ``--popsize`` generations.
-3. search at n = 1e5, cheaper (fewer runs per candidate, fewer generations), and a second
-   candidate: the n = 1e4 optimum. Both candidates are measured on the same ``--select-runs``
-   runs at n = 1e5 (common keys, not used again) and the larger mean is kept.
+3. search at n = 1e5, cheaper (fewer runs per candidate, fewer generations). Then, at each
+   n, policy and K, the candidates for the worst instance: both horizons' search optima and
+   every instance on L items of the stored searches ``--candidates-from`` names (by default
+   ``docs/search/factor_vs_K.json``, the per-instance ratio's instances), measured on the
+   same ``--select-runs`` runs (common keys, not used again); the largest mean is kept.
 4. re-measure: each kept instance on ``--confirm-runs`` fresh runs (keys used nowhere else,
    independent between policies), the regret of every run stored.
 5. family check (two-level only): at n = 1e4 and K in ``--check-K``, a search over free
@@ -35,7 +37,10 @@ Every search in stage 2 and 3 is a plain ``search`` call with an integer seed (`
 each can be repeated on its own with ``cascading search`` (the command is stored beside it;
 the CLI runs on every core, which changes the time, not the numbers).
 
-``--quick`` shrinks every budget (for a smoke test; the numbers mean nothing).
+``--reuse FILE`` takes the pilot and the searches (stages 1 to 3 up to the candidates) from a
+stored run with the same settings instead of running them again (they are deterministic);
+their CPU seconds are counted in the total as stored. ``--quick`` shrinks every budget (for
+a smoke test; the numbers mean nothing).
 """
 
 from __future__ import annotations
@@ -76,7 +81,11 @@ def _atomic_write(path: Path, text: str) -> None:
 
 def _runs_regret(weights, K, policy, n, seed_seq, runs) -> np.ndarray:
     """Regret at n of ``runs`` runs on keys from ``seed_seq`` (users, policy), shape (runs,)."""
-    users, pol = seed_seq.spawn(2)
+    # the first two children of seed_seq, built without spawning (which would advance it):
+    # every call with the same seed_seq meets the same runs
+    users, pol = (
+        np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, i)) for i in (0, 1)
+    )
     model = make_model("cascade", tuple(float(w) for w in weights), K)
     regret, _ = simulate_runs(
         model,
@@ -179,6 +188,51 @@ def pilot(a, log) -> dict:
         "chosen": chosen,
         "searches": rows,
     }
+
+
+def _extra_candidates(paths, L, log) -> dict:
+    """K -> {name: weights}: the instances that stored searches (``--candidates-from``) found
+    on L items; each is one more candidate for the worst instance of both policies."""
+    out: dict = {}
+    for path in paths:
+        f = Path(path)
+        if not f.is_absolute() and not f.exists():  # relative to the project, not the cwd
+            f = Path(__file__).resolve().parents[1] / f
+        doc = json.loads(f.read_text())
+        for i, r in enumerate(doc["results"]):
+            if len(r["weights"]) != L:
+                continue
+            n = r["settings"]["confirm_horizon"]
+            name = f"{Path(path).name} result {i} ({r['objective']}, n={n})"
+            out.setdefault(int(r["K"]), {})[name] = [float(w) for w in r["weights"]]
+    log(f"  {sum(len(v) for v in out.values())} more candidates from {', '.join(paths) or '-'}")
+    return out
+
+
+def _reused(a, horizons, budgets):
+    """``--reuse``: the pilot and the searches of a stored run with the same settings."""
+    doc = json.loads(Path(a.reuse).read_text())
+    b = doc["budget"]
+    same = {
+        "L": (doc["L"], a.L),
+        "K": (doc["Ks"], list(a.K)),
+        "horizons": (doc["horizons"], list(horizons)),
+        "seed": (doc["provenance"]["seed"], a.seed),
+        "popsize": (b["popsize"], a.popsize),
+        "runs": (b["runs_per_candidate"], {str(n): budgets[n]["runs"] for n in horizons}),
+        "maxiter": (b["maxiter"], {str(n): budgets[n]["maxiter"] for n in horizons}),
+        "search confirm runs": (b["search_confirm_runs"], a.search_confirm_runs),
+        "family": (
+            doc["family"] if a.family != "auto" else doc["pilot"] is not None,
+            a.family if a.family != "auto" else True,
+        ),
+    }
+    differ = [k for k, (x, y) in same.items() if x != y]
+    if differ:
+        raise ValueError(f"--reuse {a.reuse}: its {', '.join(differ)} differ from this run's")
+    stages = ["pilot"] + [f"search n={n}" for n in horizons]
+    cpu = {f"{k} (reused)": b["cpu_seconds"][k] for k in stages if k in b["cpu_seconds"]}
+    return doc["pilot"], doc["searches"], doc["family"], cpu
 
 
 def family_check(a, results, log) -> dict:
@@ -286,6 +340,17 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny budgets (smoke test)")
     ap.add_argument("--force", action="store_true", help="replace an existing --out")
     ap.add_argument("--note", default=None, help="free text stored in the provenance")
+    ap.add_argument(
+        "--candidates-from",
+        type=lambda x: [v for v in x.split(",") if v],
+        default=["docs/search/factor_vs_K.json"],
+        help="stored searches whose instances on L items are candidates too ('' for none)",
+    )
+    ap.add_argument(
+        "--reuse",
+        default=None,
+        help="take stages 1-3 (pilot and searches) from this file instead of running them",
+    )
     ap.add_argument("--check-K", type=lambda s: [int(x) for x in s.split(",")], default=[4, 16])
     ap.add_argument("--check-runs", type=int, default=4)
     ap.add_argument("--check-maxiter", type=int, default=10)
@@ -320,77 +385,85 @@ def main(argv=None) -> int:
     cpu0, wall0 = time.process_time(), time.time()
     cpu = {}
 
-    t = time.process_time()
-    pil = pilot(a, log) if a.family == "auto" else None
-    cpu["pilot"] = time.process_time() - t
-    family = pil["chosen"] if pil else a.family
-
     budgets = {
         horizons[0]: dict(runs=a.runs_1e4, maxiter=a.maxiter_1e4, popsize=a.popsize),
         horizons[1]: dict(runs=a.runs_1e5, maxiter=a.maxiter_1e5, popsize=a.popsize),
     }
     searches, results, selections = [], [], []
-    for n in horizons:
+    if a.reuse:
+        pil, searches, family, reused_cpu = _reused(a, horizons, budgets)
+        cpu.update(reused_cpu)
+        log(f"  pilot and {len(searches)} searches taken from {a.reuse}")
+    else:
         t = time.process_time()
-        for p in POLICIES:
-            for K in a.K:
-                b = budgets[n]
-                s = _search(
-                    p,
-                    K,
-                    a.L,
-                    family,
-                    n,
-                    b["runs"],
-                    b["maxiter"],
-                    b["popsize"],
-                    a.seed,
-                    a.search_confirm_runs,
-                    log,
-                )
-                searches.append(s)
-        cpu[f"search n={n}"] = time.process_time() - t
+        pil = pilot(a, log) if a.family == "auto" else None
+        cpu["pilot"] = time.process_time() - t
+        family = pil["chosen"] if pil else a.family
+        for n in horizons:
+            t = time.process_time()
+            for p in POLICIES:
+                for K in a.K:
+                    b = budgets[n]
+                    s = _search(
+                        p,
+                        K,
+                        a.L,
+                        family,
+                        n,
+                        b["runs"],
+                        b["maxiter"],
+                        b["popsize"],
+                        a.seed,
+                        a.search_confirm_runs,
+                        log,
+                    )
+                    searches.append(s)
+            cpu[f"search n={n}"] = time.process_time() - t
 
     t = time.process_time()
-    n_lo, n_hi = horizons
+    extra = _extra_candidates(a.candidates_from, a.L, log)
     chosen = {}
-    for p in POLICIES:
-        for K in a.K:
-            by_n = {
-                s["settings"]["horizon"]: s
-                for s in searches
-                if s["K"] == K and s["policies"] == [p]
-            }
-            chosen[(p, K, n_lo)] = (by_n[n_lo]["weights"], f"search at n={n_lo}")
-            # at the larger horizon: the cheaper search's optimum, or the smaller horizon's
-            # optimum if it does worse, judged on the same runs (used for nothing else)
-            ss = _keys_for(a.seed, SELECT_TAG, n_hi, p, K)
-            cands = {
-                f"search at n={n_hi}": by_n[n_hi]["weights"],
-                f"search at n={n_lo}, re-measured at n={n_hi}": by_n[n_lo]["weights"],
-            }
-            means = {
-                k: float(_runs_regret(w, K, p, n_hi, ss, a.select_runs).mean())
-                for k, w in cands.items()
-            }
-            best = max(means, key=means.get)
-            selections.append(
-                {
-                    "policy": p,
-                    "K": K,
-                    "n": n_hi,
-                    "runs": a.select_runs,
-                    "mean": means,
-                    "kept": best,
-                    "seed_spawn_key": [int(k) for k in ss.spawn_key],
+    for n in horizons:
+        for p in POLICIES:
+            for K in a.K:
+                # the candidates: this horizon's search optimum, the other horizon's, and
+                # the instances other stored searches found at this K and L; the one with
+                # the largest mean regret at n on the same runs (used for nothing else) is
+                # kept
+                ss = _keys_for(a.seed, SELECT_TAG, n, p, K)
+                cands = {}
+                for m in horizons:
+                    (s_,) = [
+                        x
+                        for x in searches
+                        if x["K"] == K and x["policies"] == [p] and x["settings"]["horizon"] == m
+                    ]
+                    cands[f"search at n={m}"] = s_["weights"]
+                for name, w in extra.get(K, {}).items():
+                    if all(w != v for v in cands.values()):
+                        cands[name] = w
+                means = {
+                    k: float(_runs_regret(w, K, p, n, ss, a.select_runs).mean())
+                    for k, w in cands.items()
                 }
-            )
-            log(
-                f"  select {p:13s} K={K:2d} n={n_hi:.0e}: "
-                + ", ".join(f"{k}: {v:.1f}" for k, v in means.items())
-                + f" -> {best}"
-            )
-            chosen[(p, K, n_hi)] = (cands[best], best)
+                best = max(means, key=means.get)
+                selections.append(
+                    {
+                        "policy": p,
+                        "K": K,
+                        "n": n,
+                        "runs": a.select_runs,
+                        "mean": means,
+                        "kept": best,
+                        "seed_spawn_key": [int(k) for k in ss.spawn_key],
+                    }
+                )
+                log(
+                    f"  select {p:13s} K={K:2d} n={n:.0e}: "
+                    + ", ".join(f"{k}: {v:.1f}" for k, v in means.items())
+                    + f" -> {best}"
+                )
+                chosen[(p, K, n)] = (cands[best], best)
     cpu["selection"] = time.process_time() - t
 
     t = time.process_time()
@@ -413,7 +486,7 @@ def main(argv=None) -> int:
     t = time.process_time()
     check = family_check(a, results, log) if family == "two-level" and a.check_K else None
     cpu["family check"] = time.process_time() - t
-    total_cpu = time.process_time() - cpu0
+    total_cpu = time.process_time() - cpu0 + sum(v for k, v in cpu.items() if "reused" in k)
 
     doc = {
         "kind": "worstcase_vs_K",
@@ -427,6 +500,7 @@ def main(argv=None) -> int:
         "results": results,
         "searches": searches,
         "selections": selections,
+        "candidates_from": list(a.candidates_from),
         "pilot": pil,
         "family_check": check,
         "budget": {
@@ -443,6 +517,8 @@ def main(argv=None) -> int:
             "confirm_runs": a.confirm_runs,
             "cpu_seconds": {k: round(v, 1) for k, v in cpu.items()},
             "cpu_seconds_total": round(total_cpu, 1),
+            "cpu_seconds_this_run": round(time.process_time() - cpu0, 1),
+            "reused_from": a.reuse,
             "wall_seconds_total": round(time.time() - wall0, 1),
         },
         "provenance": {

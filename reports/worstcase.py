@@ -558,26 +558,30 @@ def worstcase_markdown(data) -> str:
         + "."
     )
     fits = [(n, slopes[n]["ratio"]) for n in ns]
-    s3 = (
-        "Its log-log slope in K is "
-        + "; ".join(f"{_slope_text(f)} at n = {n:,}" for n, f in fits)
-        + f" ({pct}% intervals); growth as sqrt(K) would be 0.5."
-    )
-    verdicts = []
+    verdicts: dict = {}  # what the interval says -> the horizons where it says it
     for n, f in fits:
         if f is None or f["low"] is None:
             continue
-        if f["low"] > 0.5:
-            verdicts.append(f"at n = {n:,} the ratio grows faster than sqrt(K)")
-        elif f["high"] < 0.5 and f["low"] > 0:
-            verdicts.append(f"at n = {n:,} it grows with K, but more slowly than sqrt(K)")
-        elif f["high"] < 0.5:
-            verdicts.append(f"at n = {n:,} it grows more slowly than sqrt(K), if at all")
+        # judged on the interval as printed (two decimals), so that the words agree with it
+        low, high = round(f["low"], 2), round(f["high"], 2)
+        if low > 0.5:
+            v = "the ratio grows faster than sqrt(K)"
+        elif high < 0.5 and low > 0:
+            v = "the ratio grows with K, but more slowly than sqrt(K)"
+        elif high < 0.5:
+            v = "the ratio grows more slowly than sqrt(K), if at all"
         else:
-            verdicts.append(f"at n = {n:,} the slope is consistent with sqrt(K)")
+            v = "the slope is consistent with sqrt(K)"
+        verdicts.setdefault(v, []).append(f"{n:,}")
+    said = "; ".join(f"at n = {' and '.join(where)} {v}" for v, where in verdicts.items())
+    s3 = (
+        "Its log-log slope in K is "
+        + "; ".join(f"{_slope_text(f)} at n = {n:,}" for n, f in fits)
+        + f" ({pct}% intervals; growth as sqrt(K) would be 0.5)"
+        + (f": {said}." if said else ".")
+    )
     s4 = (
-        ("In this range, " + "; ".join(verdicts) + ". " if verdicts else "")
-        + f"{_count(len(Ks))} values of K at fixed n cannot identify a rate, and Vial et "
+        f"{_count(len(Ks))} values of K at fixed n cannot identify a rate, and Vial et "
         "al.'s statements are orders up to log factors, so neither a slope below 0.5 "
         "refutes the sqrt(K) gap nor one near 0.5 proves it."
     )
@@ -585,8 +589,8 @@ def worstcase_markdown(data) -> str:
     for p, rate in ((a, "sqrt(nLK)"), (b, "sqrt(nL)")):
         txt = "; ".join(f"{_slope_text(slopes[n][p])} at n = {n:,}" for n in ns)
         per.append(
-            f"{_label(p)}'s maximum has slope {txt} (the {rate} rate predicts "
-            f"{0.5 if rate == 'sqrt(nLK)' else 0})"
+            f"{_label(p)}'s maximum has slope {txt} ({rate} has slope "
+            f"{0.5 if rate == 'sqrt(nLK)' else 0} at fixed n and L)"
         )
     s5 = "Separately, " + "; ".join(per) + "."
     return "\n".join(md) + "\n\n" + " ".join((s1, s2, s3, s4, s5)) + "\n"

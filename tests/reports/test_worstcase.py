@@ -167,18 +167,29 @@ def test_markdown_table_rows_and_sentences():
     assert "re-measured on 2 fresh runs each" in text
     assert "at n = 100, 2.00 (1.52 to 2.64) at K = 1, 4.00 (3.03 to 5.28) at K = 4" in text
     # slope 0.5 +- 1.96 * 0.0721: 0.36 to 0.64, consistent with sqrt(K)
-    assert "Its log-log slope in K is 0.50 (0.36 to 0.64) at n = 100 (95% intervals)" in text
-    assert "the slope is consistent with sqrt(K)" in text
+    assert (
+        "Its log-log slope in K is 0.50 (0.36 to 0.64) at n = 100 (95% intervals; growth as "
+        "sqrt(K) would be 0.5): at n = 100 the slope is consistent with sqrt(K)." in text
+    )
     assert "Three values of K at fixed n cannot identify a rate" in text
     assert "not the largest per-instance ratio" in text
     assert "CascadeUCB1's maximum has slope 0.50 (0.40 to 0.60) at n = 100" in text
-    assert md.endswith("\n") and text.count(". ") >= 3
+    assert md.endswith("\n") and 3 <= text.count(". ") + 1 <= 5  # three to five sentences
+
+
+def test_markdown_groups_horizons_that_say_the_same():
+    d = _data()
+    d["results"] += copy.deepcopy(_data(n=1000)["results"])
+    md = worstcase_markdown(d)
+    assert "at n = 100 and 1,000 the slope is consistent with sqrt(K)." in md
+    assert "0.50 (0.36 to 0.64) at n = 100; 0.50 (0.36 to 0.64) at n = 1,000 (95%" in md
+    assert len(md.splitlines()) == 2 + 6 + 2  # header, rule, six rows, blank, paragraph
 
 
 def test_markdown_says_slower_than_sqrt_K_when_the_interval_is_below():
     # ratios 2, 2.2, 2.42 at K = 1, 4, 16: slope log(1.1) / log(4) = 0.069, below 0.5
     md = worstcase_markdown(_data(ucb_means=(100, 110, 121)))
-    assert "at n = 100 it grows more slowly than sqrt(K), if at all" in md
+    assert "at n = 100 the ratio grows more slowly than sqrt(K), if at all." in md
     assert "consistent with sqrt(K)" not in md
     one = worstcase_markdown(_data(ucb_means=(100,), Ks=(4,)))
     assert "undefined (one K)" in one
