@@ -1,15 +1,20 @@
-"""``cascading profile``: the chain of the proof of Theorem 2 or 3, link by link, on simulated runs.
+"""``cascading profile``: a chain of bounds on R(n), link by link, on simulated runs.
 
 Examples::
 
     cascading profile --L 16 --K 2 --p 0.2 --delta 0.15 --policy cascade-klucb
+    cascading profile --L 16 --K 2 --p 0.2 --delta 0.15 --policy cascade-ucb1 --chain binomial
     cascading profile --weights 0.5,0.4,0.3,0.1,0.1 --K 2 --policy cascade-ucb1 \\
         --order worst-first --runs 20 --horizon 1e5 --json --out profile-out
 
-Prints each link (the paper's step), its value as a bound on R(n) and its ratio to the
-previous link with a 95% bootstrap interval over runs. ``--out DIR`` also writes
-``DIR/<policy>-<order>.json`` and the slack waterfall ``DIR/<policy>-<order>-waterfall.png``
-(``.pdf`` too); existing files are not overwritten unless ``--overwrite``.
+``--chain paper`` (the default) follows the proof of Theorem 2 (CascadeUCB1) or 3
+(CascadeKL-UCB), Appendix A of the paper; ``--chain binomial`` the shorter chain of the
+binomial bounds derived in docs/sharper_bounds.md (Theorem 1's charge, the split at the
+optimal items' means, the binomial tails). Prints each link (its step), its value as a
+bound on R(n) and its ratio to the previous link with a 95% bootstrap interval over runs.
+``--out DIR`` also writes ``DIR/<policy>-<order>.json`` and the slack waterfall
+``DIR/<policy>-<order>-waterfall.png`` (``.pdf`` too); the binomial chain's files are named
+``<policy>-<order>-binomial...``. Existing files are not overwritten unless ``--overwrite``.
 """
 
 from __future__ import annotations
@@ -45,12 +50,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     s.add_argument("--runs", type=int, default=20, help="independent runs (default 20)")
     s.add_argument("--horizon", type=integer("--horizon"), default=100_000, help="steps n (1e5)")
     s.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    s.add_argument("--eps", type=float, default=None, help="Theorem 3's eps (default: optimal)")
+    s.add_argument(
+        "--chain",
+        choices=("paper", "binomial"),
+        default="paper",
+        help="paper: the proof of Theorem 2 or 3 (default); binomial: the binomial bounds' "
+        "chain (docs/sharper_bounds.md)",
+    )
+    s.add_argument(
+        "--eps", type=float, default=None, help="Theorem 3's eps (default: optimal; paper chain)"
+    )
     s.add_argument(
         "--form",
         choices=("paper", "proof"),
-        default="paper",
-        help="Theorem 3's constant C: paper (default) or proof",
+        default=None,
+        help="Theorem 3's constant C: paper (default) or proof (paper chain)",
     )
     s.add_argument("--threads", type=int, default=None, help="numba threads (default numba's)")
     o = p.add_argument_group("output")
@@ -88,21 +102,30 @@ def run(args) -> int:
     from cascading_bandits.reports.profile_report import chain_text, profile_cell, waterfall_figure
 
     V.choice("policy", args.policy, CHAIN_POLICIES)
-    V.choice("form", args.form, ("paper", "proof"))
+    if args.chain == "binomial":
+        given = [o for o, v in (("--eps", args.eps), ("--form", args.form)) if v is not None]
+        if given:
+            raise ValueError(
+                f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for Theorem 3's "
+                "proof (--chain paper); the binomial chain has no eps"
+            )
+    form = "paper" if args.form is None else args.form
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     cell = _cell(args)
     paths = []
     if args.out is not None:
         out = Path(args.out)
-        stem = f"{cell.policy}-{cell.order}"
+        stem = f"{cell.policy}-{cell.order}" + ("-binomial" if args.chain == "binomial" else "")
         paths = [out / f"{stem}.json"] + [out / f"{stem}-waterfall.{x}" for x in ("png", "pdf")]
         clash = [str(x) for x in paths if x.exists()]
         if clash and not args.overwrite:
             raise ValueError(
                 f"{', '.join(clash)} already exist(s); refusing to overwrite (pass --overwrite)"
             )
-    ch = profile_cell(cell, args.seed, eps=args.eps, form=args.form, threads=args.threads)
+    ch = profile_cell(
+        cell, args.seed, eps=args.eps, form=form, threads=args.threads, chain=args.chain
+    )
     if args.json:
         print(json.dumps(ch, indent=1))
     else:

@@ -1,9 +1,10 @@
 """Where the bounds lose: profiles of the proofs of Theorems 2 and 3, tables, figures, a section.
 
 * :func:`profile_cell` simulates one cell with the proof counters (:mod:`simulate.counters`)
-  and evaluates the chain of its proof (:func:`bounds.profile.proof_chain`);
-* :func:`chain_text` / :func:`chain_markdown` print a chain, :func:`waterfall_figure` draws it
-  (log scale, one bar per link, the paper's step on each);
+  and evaluates the chain of the paper's proof (:func:`bounds.profile.proof_chain`), the chain
+  of the binomial bounds (:func:`bounds.profile.binomial_chain`), or both on the same counters;
+* :func:`chain_text` / :func:`chain_markdown` print a chain of either kind,
+  :func:`waterfall_figure` draws it (log scale, one bar per link, the step on each);
 * :func:`load_asymptotic` reads the long runs of ``benchmarks/asymptotic_runs.py``,
   :func:`asymptotic_figure` draws ``R(n) / log n`` against n with the constants of Theorems 3
   and 4 (and the sharp lower constant) as horizontal lines;
@@ -23,6 +24,8 @@ import numpy as np
 from cascading_bandits.bounds import _validate as V
 
 __all__ = [
+    "CHAINS",
+    "chain_kind",
     "profile_cell",
     "chain_text",
     "chain_markdown",
@@ -38,29 +41,84 @@ __all__ = [
 ]
 
 _LABEL = {"cascade-ucb1": "CascadeUCB1", "cascade-klucb": "CascadeKL-UCB"}
+#: the chains a profile can evaluate: the paper's proof (Theorems 2 and 3, Appendix A) and the
+#: binomial bounds derived here (docs/sharper_bounds.md)
+CHAINS = ("paper", "binomial")
+_CHAIN_TITLE = {"paper": "the paper's chain", "binomial": "the binomial chain"}
 
 
-def profile_cell(cell, seed, *, eps=None, form="paper", threads=None, confidence=0.95) -> dict:
-    """Count the proof's quantities on ``cell``'s runs and evaluate its chain.
+def chain_kind(ch: dict) -> str:
+    """``"paper"`` or ``"binomial"``: which chain ``ch`` is.
 
-    Returns the dict of :func:`bounds.profile.proof_chain` plus ``instance`` (a label),
-    ``seed`` and ``mismatches`` (steps where the replayed policy disagreed with the engine;
-    must be 0).
+    Read from its ``chain`` key (set by :func:`profile_cell`); a chain without one (straight
+    from :func:`bounds.profile.proof_chain` or :func:`bounds.profile.binomial_chain`, or
+    stored before the key existed) is told by its parts: only the binomial chain has an
+    A-part counted run by run (``parts["a_path"]``).
     """
-    from cascading_bandits.bounds.profile import proof_chain, proof_thresholds
+    kind = ch.get("chain")
+    if kind is None:
+        kind = "binomial" if "a_path" in ch.get("parts", {}) else "paper"
+    return V.choice("chain", kind, CHAINS)
+
+
+def profile_cell(
+    cell, seed, *, eps=None, form="paper", threads=None, confidence=0.95, chain="paper"
+) -> dict:
+    """Count the proof's quantities on ``cell``'s runs and evaluate a chain.
+
+    Parameters
+    ----------
+    cell : simulate.experiments.Cell
+        Cascade model, CascadeUCB1 or CascadeKL-UCB, with a unique optimal set.
+    seed : int >= 0 or numpy.random.SeedSequence
+        As :func:`simulate.runner.run_cell` (same runs, same regret).
+    eps, form
+        Theorem 3's eps and the form of its constant (the paper's chain only).
+    threads : int, optional
+        numba threads of the engine.
+    confidence : float in (0, 1)
+        Of the bootstrap intervals of the link ratios.
+    chain : {"paper", "binomial", "both"}
+        ``"paper"``: :func:`bounds.profile.proof_chain`; ``"binomial"``:
+        :func:`bounds.profile.binomial_chain` (no thresholds, so no eps is computed);
+        ``"both"``: the paper's chain with the binomial chain of the same counted runs
+        under its key ``"binomial"`` (one simulation for the two).
+
+    Returns
+    -------
+    dict
+        The chain's dict plus ``chain`` (``"paper"`` or ``"binomial"``), ``instance`` (a
+        label), ``seed`` and ``mismatches`` (steps where the replayed policy disagreed with
+        the engine; must be 0).
+    """
+    from cascading_bandits.bounds.profile import binomial_chain, proof_chain, proof_thresholds
     from cascading_bandits.simulate.counters import run_counters
 
-    tau, eps = proof_thresholds(cell.weights, cell.K, cell.policy, cell.horizon, eps, form)
+    V.choice("chain", chain, CHAINS + ("both",))
+    if chain == "binomial":
+        tau = None  # M is not read: count every event against +inf
+    else:
+        tau, eps = proof_thresholds(cell.weights, cell.K, cell.policy, cell.horizon, eps, form)
     pc = run_counters(cell, seed, tau, threads=threads)
     if pc.mismatches.any():
         raise RuntimeError(
             f"the replay disagreed with the engine on {int(pc.mismatches.sum())} steps: the "
             "counters do not describe these runs"
         )
-    ch = proof_chain(pc, eps=eps, form=form, confidence=confidence)
-    ch["instance"] = _instance_label(cell)
-    ch["seed"] = seed if isinstance(seed, int) else str(seed)
-    ch["mismatches"] = 0
+    tag = {
+        "instance": _instance_label(cell),
+        "seed": seed if isinstance(seed, int) else str(seed),
+        "mismatches": 0,
+    }
+    if chain == "binomial":
+        return {**binomial_chain(pc, confidence=confidence), "chain": "binomial", **tag}
+    ch = {**proof_chain(pc, eps=eps, form=form, confidence=confidence), "chain": "paper", **tag}
+    if chain == "both":
+        ch["binomial"] = {
+            **binomial_chain(pc, confidence=confidence),
+            "chain": "binomial",
+            **tag,
+        }
     return ch
 
 
@@ -76,23 +134,30 @@ def _fmt(x):
     return f"{x:,.1f}" if abs(x) >= 100 else f"{x:.3g}"
 
 
-def chain_text(ch: dict) -> str:
-    """A plain-text table of a chain: link, step of the paper, value, ratio to the previous."""
-    head = (
+def _ratio_text(x) -> str:
+    return f"{x['ratio']:.3f} [{x['ratio_lo']:.3f}, {x['ratio_hi']:.3f}]"
+
+
+def _chain_head(ch: dict) -> str:
+    return (
         f"{_LABEL.get(ch['policy'], ch['policy'])}, {ch['order']}, {ch.get('instance', '')}, "
-        f"n = {ch['horizon']:g}, {ch['runs']} runs"
+        f"n = {ch['horizon']:g}, {ch['runs']} runs, {_CHAIN_TITLE[chain_kind(ch)]}"
         + (f", eps = {ch['eps']:.3g}" if ch.get("eps") is not None else "")
     )
-    lines = [head, f"{'link':<28} {'step of the proof':<34} {'value':>11}  ratio [95% CI]"]
-    for x in ch["links"]:
-        r = (
-            f"{x['ratio']:.3f} [{x['ratio_lo']:.3f}, {x['ratio_hi']:.3f}]"
-            if "ratio" in x
-            else f"(+- {x['stderr']:.1f} se)"
-        )
-        lines.append(f"{x['name']:<28} {x['step']:<34} {x['mean']:>11,.1f}  {r}")
+
+
+def _parts_text(ch: dict) -> str:
+    """The last line of :func:`chain_text`: the total factor and the chain's own parts."""
     p = ch["parts"]
-    lines.append(
+    if chain_kind(ch) == "binomial":
+        return (
+            f"total factor {ch['total_factor']:.2f}; A-part (optimal items below their "
+            f"means): {p['a_path']:.3g} run by run <= {p['a_part']:.3g} bound (B_A(n) = "
+            f"{p['a_count']:.3g} steps per optimal item); B-part (suboptimal items' "
+            f"observations at the horizon's index): {p['b_path']:,.1f} run by run <= "
+            f"{p['b_part']:,.1f} bound"
+        )
+    return (
         f"total factor {ch['total_factor']:.2f}; bad steps {p['bad_steps']:.1f} (regret "
         f"{p['regret_bad']:.3g} <= bound {p['regret_bad_bound']:.3g}); Theorem 1 on good steps: "
         f"alpha-sum {p['thm1_lower_good']:.1f} <= R_good {p['regret_good']:.1f} <= sum "
@@ -100,25 +165,66 @@ def chain_text(ch: dict) -> str:
         f"events G {p['events_G']:.0f}, max M/tau {p['M_over_tau_max']:.3f}, "
         f"max sum M/tau_K {p['sumM_over_tauK_max']:.3f}"
     )
+
+
+def chain_text(ch: dict) -> str:
+    """A plain-text table of a chain (the paper's or the binomial one): link, step, value,
+    ratio to the previous link with its interval, then the chain's parts in one line.
+
+    Parameters
+    ----------
+    ch : dict
+        From :func:`profile_cell`, :func:`bounds.profile.proof_chain` or
+        :func:`bounds.profile.binomial_chain`.
+
+    Returns
+    -------
+    str
+    """
+    links = ch["links"]
+    wn = max(28, *(len(x["name"]) for x in links))
+    ws = max(34, *(len(x["step"]) for x in links))
+    lines = [
+        _chain_head(ch),
+        f"{'link':<{wn}} {'step of the proof':<{ws}} {'value':>11}  ratio [95% CI]",
+    ]
+    for x in links:
+        r = _ratio_text(x) if "ratio" in x else f"(+- {x['stderr']:.1f} se)"
+        lines.append(f"{x['name']:<{wn}} {x['step']:<{ws}} {x['mean']:>11,.1f}  {r}")
+    lines.append(_parts_text(ch))
     return "\n".join(lines)
 
 
 def chain_markdown(ch: dict) -> str:
-    """The chain as a markdown table."""
+    """A chain of either kind as a markdown table (link, step, value, ratio with interval)."""
     rows = [
         "| link | step of the proof | value | ratio to previous [95% CI] |",
         "|---|---|---:|---|",
     ]
     for x in ch["links"]:
-        r = f"{x['ratio']:.3f} [{x['ratio_lo']:.3f}, {x['ratio_hi']:.3f}]" if "ratio" in x else "-"
+        r = _ratio_text(x) if "ratio" in x else "-"
         rows.append(f"| {x['name']} | {x['step']} | {x['mean']:,.1f} | {r} |")
     return "\n".join(rows)
 
 
 def waterfall_figure(ch: dict, *, ax=None):
-    """Slack waterfall of one chain: a bar per link on a log scale, its ratio written on it."""
+    """Slack waterfall of one chain (the paper's or the binomial one): a bar per link on a
+    log scale, its ratio to the previous link written on it; R(n) black, the bound blue.
+
+    Parameters
+    ----------
+    ch : dict
+        As :func:`chain_text`.
+    ax : matplotlib Axes, optional
+        Drawn into; default a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     from cascading_bandits.reports.figures import COLUMN, OKABE_ITO, _figure, _style
 
+    kind = chain_kind(ch)
     with _style():
         if ax is None:
             fig, axes = _figure(COLUMN * 1.6, 2.6)
@@ -142,7 +248,7 @@ def waterfall_figure(ch: dict, *, ax=None):
         ax.set_ylabel("bound on R(n) (log)")
         ax.set_title(
             f"{_LABEL.get(ch['policy'], ch['policy'])}, {ch['order']}, {ch.get('instance', '')}, "
-            f"n={ch['horizon']:g}",
+            f"n={ch['horizon']:g}: {_CHAIN_TITLE[kind]}",
             fontsize=6.5,
         )
         ax.set_ylim(lo, max(y) * 1.6)
@@ -504,8 +610,18 @@ def profile_grid(
 ) -> list[dict]:
     """Profile every (B_LB instance, policy, order) with :func:`profile_cell`.
 
-    With ``out``, each chain is also stored as ``out/<cell_id>.json`` (a chain already stored
-    with the same runs, horizon and seed is loaded instead of recomputed).
+    Each cell is simulated once and counted once; the paper's chain and the binomial chain
+    (:func:`bounds.profile.binomial_chain`) are both evaluated on the same counters
+    (``profile_cell(..., chain="both")``): each returned dict is the paper's chain with the
+    binomial one under its key ``"binomial"``.
+
+    With ``out``, each is also stored as ``out/<cell_id>.json``; a chain already stored with
+    the same runs, horizon and seed, and holding its binomial chain, is loaded instead of
+    recomputed (one stored before the binomial chain existed is recomputed once).
+
+    Returns
+    -------
+    list of dict, in the order instance, policy, order.
     """
     from cascading_bandits.reports.build import _atomic_write
     from cascading_bandits.simulate.experiments import b_lb_cell
@@ -518,10 +634,12 @@ def profile_grid(
                 path = None if out is None else Path(out) / f"{cell.cell_id}.json"
                 if path is not None and path.exists():
                     ch = json.loads(path.read_text())
-                    if (ch["runs"], ch["horizon"], ch["seed"]) == (runs, horizon, seed):
+                    if (ch["runs"], ch["horizon"], ch["seed"]) == (runs, horizon, seed) and (
+                        "binomial" in ch
+                    ):
                         chains.append(ch)
                         continue
-                ch = profile_cell(cell, seed, threads=threads)
+                ch = profile_cell(cell, seed, threads=threads, chain="both")
                 if path is not None:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     _atomic_write(path, lambda tmp, ch=ch: Path(tmp).write_text(json.dumps(ch)))
