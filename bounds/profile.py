@@ -142,6 +142,23 @@ def ratio_interval(num, den, confidence=0.95, resamples=2000, seed=0):
     return r, float(lo), float(hi)
 
 
+def _links(vals, confidence, seed) -> list:
+    """Links of a chain from ``(name, step, values over runs)``: mean, standard error and the
+    ratio to the previous link with its bootstrap interval (:func:`ratio_interval`)."""
+    links, prev = [], None
+    for i, (name, step, v) in enumerate(vals):
+        v = np.asarray(v, float)
+        se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else math.nan
+        d = {"name": name, "step": step, "mean": float(v.mean()), "stderr": se}
+        if prev is not None:
+            d["ratio"], d["ratio_lo"], d["ratio_hi"] = ratio_interval(
+                v, prev, confidence, seed=seed + i
+            )
+        links.append(d)
+        prev = v
+    return links
+
+
 def _lp_values(inst, policy, n, eps, form):
     """(pre-peeling LP total, peeled log term, bad-step bound, tail bound) at n."""
     from cascading_bandits.bounds import upper
@@ -229,18 +246,7 @@ def proof_chain(counters, eps=None, form="paper", confidence=0.95, seed=0) -> di
             ),
             ("peeling = Theorem 3", "Lemma 2", (bad_bound + tail + peeled) * ones),
         ]
-    links = []
-    prev = None
-    for i, (name, step, v) in enumerate(vals):
-        v = np.asarray(v, float)
-        se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else math.nan
-        d = {"name": name, "step": step, "mean": float(v.mean()), "stderr": se}
-        if prev is not None:
-            d["ratio"], d["ratio_lo"], d["ratio_hi"] = ratio_interval(
-                v, prev, confidence, seed=seed + i
-            )
-        links.append(d)
-        prev = v
+    links = _links(vals, confidence, seed)
     alpha = float(theorem1_alpha(inst))
     G = np.asarray(pc.G, float)
     M = np.asarray(pc.M, float)
@@ -334,17 +340,7 @@ def binomial_chain(counters, confidence=0.95, seed=0) -> dict:
         ("binomial tails = bound", "Steps 3, 5 (Hoeffding / GC Thm 10; Bin(s, w(e)))",
          parts["total"] * ones),
     ]  # fmt: skip
-    links, prev = [], None
-    for i, (name, step, v) in enumerate(vals):
-        v = np.asarray(v, float)
-        se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else math.nan
-        d = {"name": name, "step": step, "mean": float(v.mean()), "stderr": se}
-        if prev is not None:
-            d["ratio"], d["ratio_lo"], d["ratio_hi"] = ratio_interval(
-                v, prev, confidence, seed=seed + i
-            )
-        links.append(d)
-        prev = v
+    links = _links(vals, confidence, seed)
     return {
         "policy": pc.policy,
         "order": pc.order,
