@@ -47,6 +47,8 @@ from cascading_bandits.verify.verdict import (
 PREFIX = "bound."
 #: the stored tightest instance per bound (format in its "_doc" key)
 TIGHTEST_PATH = Path(__file__).resolve().parent / "data" / "tightest_instances.json"
+#: longest horizon a stored tightest instance is simulated to (its search's n, up to this)
+STORED_HORIZON_CAP = 20_000
 #: (label, weights, K) simulated for every comparable bound that applies there
 DEFAULT_INSTANCES = (
     ("B_LB(8, 2, 0.2, 0.15)", tuple(b_lb(8, 2, 0.2, 0.15).weights), 2),
@@ -256,15 +258,20 @@ def upper_check(b, ctx) -> Outcome:
     status, worst, cex, details, used = HOLDS, None, None, [], []
     for i, ((label, w, K, n_extra), ss) in enumerate(zip(insts, seeds, strict=False)):
         inst = CascadeInstance(w, K)
-        grid = cps if n_extra is None or n_extra > horizon else np.union1d(cps, [n_extra])
-        if n_extra is not None and n_extra > horizon:
+        # a stored tightest instance is simulated up to its own search's n (at most
+        # STORED_HORIZON_CAP), where the search found the bound tightest
+        h = horizon
+        if n_extra is not None and horizon < n_extra <= STORED_HORIZON_CAP:
+            h = int(n_extra)
+        grid = cps if n_extra is None or n_extra > h else np.union1d(cps, [n_extra])
+        if n_extra is not None and n_extra > h:
             skipped.append(f"{label}: its search's n = {n_extra} is beyond this run's horizon")
         ok = np.array([b.applies(inst, int(n)) for n in grid])
         if not ok.any():
             skipped.append(f"{label}: needs {b.failed_premise(inst, int(grid[-1]))}")
             continue
         cell = Cell(
-            "verify", f"bound-{b.name}-{i}", "cascade", w, K, spec, horizon=horizon, runs=runs
+            "verify", f"bound-{b.name}-{i}", "cascade", w, K, spec, horizon=h, runs=runs
         )
         res = run_cell(cell, ss, checkpoints=grid)
         n_at = res.checkpoints[ok]
