@@ -211,6 +211,7 @@ def test_exported_tables_hold_the_reports_numbers(fake_report):
         "table2",
         "bounds",
         "bounds_registry",
+        "sharper_bounds",
         "scaling",
         "order",
         "figure1",
