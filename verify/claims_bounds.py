@@ -270,9 +270,7 @@ def upper_check(b, ctx) -> Outcome:
         if not ok.any():
             skipped.append(f"{label}: needs {b.failed_premise(inst, int(grid[-1]))}")
             continue
-        cell = Cell(
-            "verify", f"bound-{b.name}-{i}", "cascade", w, K, spec, horizon=h, runs=runs
-        )
+        cell = Cell("verify", f"bound-{b.name}-{i}", "cascade", w, K, spec, horizon=h, runs=runs)
         res = run_cell(cell, ss, checkpoints=grid)
         n_at = res.checkpoints[ok]
         B = np.asarray(b(inst, n_at), dtype=float)
