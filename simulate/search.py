@@ -220,28 +220,6 @@ def _bound_at(bound, inst, n) -> float:
     return v
 
 
-def __getattr__(name):
-    """``POLICY_ALGORITHM`` and ``DEFAULT_BOUND``, the hand-kept tables this module had, now
-    read from the registry at each access (for code that still imports them):
-    canonical policy spec -> the ledger's ``algorithm`` of its first bound with a constant,
-    and -> its default bound (:func:`search_bounds`)."""
-    if name not in ("POLICY_ALGORITHM", "DEFAULT_BOUND"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    algo: dict = {}
-    for b in all_bounds():
-        if not b.comparable or b.covers == ANY_POLICY:
-            continue
-        for c in b.covers:
-            try:
-                canon = parse_policy(c.text).text
-            except ValueError:  # a policy the simulator does not run
-                continue
-            algo.setdefault(canon, b.algorithm)
-    if name == "POLICY_ALGORITHM":
-        return algo
-    return {p: search_bounds(p)[0] for p in algo}  # each has a bound: it is why it is listed
-
-
 def family_weights(family: str, x, L: int, K: int, w_min: float, w_max: float) -> np.ndarray:
     """Weights of the instance at point ``x`` of the unit cube, shape (L,), decreasing.
 

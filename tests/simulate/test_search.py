@@ -266,12 +266,9 @@ def test_the_default_bound_is_the_papers_theorem():
     assert r.bound == pytest.approx(NAMED["theorem3"][1](CascadeInstance(r.weights, 2), 300))
 
 
-def test_the_tables_that_were_kept_by_hand_are_read_from_the_registry():
-    """POLICY_ALGORITHM and DEFAULT_BOUND (still read by the search ledger) follow the registry."""
-    assert S.POLICY_ALGORITHM == {"cascade-ucb1": "CascadeUCB1", "cascade-klucb": "CascadeKL-UCB"}
-    assert S.DEFAULT_BOUND == {"cascade-ucb1": "theorem2", "cascade-klucb": "theorem3"}
-    with pytest.raises(AttributeError):
-        S.CONSTANT_UPPER_BOUNDS  # noqa: B018
+def test_the_hand_kept_tables_are_gone():
+    for name in ("CONSTANT_UPPER_BOUNDS", "POLICY_ALGORITHM", "DEFAULT_BOUND"):
+        assert not hasattr(S, name)
 
 
 def _ucb1_allowed():
