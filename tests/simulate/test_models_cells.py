@@ -85,7 +85,7 @@ def test_checkpoints():
         (dict(horizon=0), "horizon"),
         (dict(runs=1.5), "runs"),
         (dict(weights=(0.2, 1.2)), "weights"),
-        (dict(model="pbm"), "unknown model"),
+        (dict(model="ubm"), "unknown model"),
         (dict(nu=0.5), "dbn model only"),
         (dict(cell_id="a/b"), "cell_id"),
     ],

@@ -29,15 +29,29 @@ def policy_u(key, t, e, L, j):
 
 
 def clicks_py(model, rho, nu, gamma, lst, t, key):
-    """The user's clicks (list of 0/1 per position) at step t."""
+    """The user's clicks (list of 0/1 per position) at step t.
+
+    ``nu``: DBN satisfaction per item; PBM examination ``kappa`` and DCM continuation ``lam``
+    per position (the kernels' ``satisfy``, simulate.models)."""
     L = len(rho)
     clicks = [0] * len(lst)
+    if model == "pbm":  # position k examined (PERSIST of (t, k)) and item attractive
+        for k, e in enumerate(lst):
+            seen = uniform_py(key, PERSIST, t, k, L) < nu[k]
+            clicks[k] = int(seen and uniform_py(key, ATTRACT, t, e, L) < rho[e])
+        return clicks
     for k, e in enumerate(lst):
         attracted = uniform_py(key, ATTRACT, t, e, L) < rho[e]
         if model == "cascade":
             if attracted:
                 clicks[k] = 1
                 return clicks
+            continue
+        if model == "dcm":  # every attractive item is clicked; after a click, on w.p. lam_k
+            if attracted:
+                clicks[k] = 1
+                if k + 1 < len(lst) and not uniform_py(key, PERSIST, t, k, L) < nu[k]:
+                    return clicks
             continue
         if attracted:
             clicks[k] = 1
@@ -49,11 +63,23 @@ def clicks_py(model, rho, nu, gamma, lst, t, key):
 
 
 def reward_py(model, rho, nu, gamma, lst):
-    """Expected reward: cascade f(A, w) (weights sorted decreasingly), DBN satisfaction."""
+    """Expected reward: cascade f(A, w) (weights sorted decreasingly), DBN satisfaction,
+    PBM expected number of clicks sum_k kappa_k w(a_k), DCM satisfaction
+    1 - prod_k (1 - (1 - lam_k) w(a_k)) (in position order, as the engine)."""
     if model == "cascade":
         prod = 1.0
         for x in sorted((rho[e] for e in lst), reverse=True):
             prod *= 1.0 - x
+        return 1.0 - prod
+    if model == "pbm":
+        total = 0.0
+        for k, e in enumerate(lst):
+            total += nu[k] * rho[e]
+        return total
+    if model == "dcm":
+        prod = 1.0
+        for k, e in enumerate(lst):
+            prod *= 1.0 - (1.0 - nu[k]) * rho[e]
         return 1.0 - prod
     total, reach = 0.0, 1.0
     for e in lst:
@@ -68,10 +94,47 @@ def ranking(idx):
     return sorted(range(len(idx)), key=lambda e: (-idx[e], e))
 
 
+def position_params(model, K, values=None):
+    """PBM kappa / DCM lam as K floats: ``values`` (a sequence) or, for a number or None
+    (what the registry-driven tests pass as ``nu``), the model's documented default
+    (kappa_k = 1/k, lam_k = k/(k+1))."""
+    if values is not None and not isinstance(values, (int, float)):
+        values = [float(x) for x in values]
+        assert len(values) == K, (model, K, values)
+        return values
+    if model == "pbm":
+        return [1.0 / k for k in range(1, K + 1)]
+    return [k / (k + 1) for k in range(1, K + 1)]
+
+
+def best_list(model, rho, pos, K):
+    """PBM / DCM optimal list: the i-th most attractive item at the position of the i-th
+    largest position weight (kappa; 1 - lam), ties to the smaller id / upper position."""
+    q = pos if model == "pbm" else [1.0 - x for x in pos]
+    items = ranking(rho)[:K]
+    lst = [0] * K
+    for item, k in zip(items, ranking(q), strict=True):
+        lst[k] = item
+    return lst
+
+
 def setting(model, weights, K, nu, gamma):
-    """(rho, nus, gamma, score, fstar) of a cell."""
+    """(rho, nus, gamma, score, fstar) of a cell.
+
+    For pbm and dcm, ``nu`` carries the K per-position parameters (kappa, lam; see
+    :func:`position_params`) and ``nus`` is that list; ``score`` (the oracle's index) is w.
+    """
     rho = [float(x) for x in weights]
     L = len(rho)
+    if model in ("pbm", "dcm"):
+        pos = position_params(model, K, nu)
+        return (
+            rho,
+            pos,
+            1.0,
+            list(rho),
+            reward_py(model, rho, pos, 1.0, best_list(model, rho, pos, K)),
+        )
     nus = [float(nu)] * L if model == "dbn" else [1.0] * L
     g = float(gamma) if model == "dbn" else 1.0
     score = [rho[e] * nus[e] for e in range(L)]
