@@ -1,9 +1,17 @@
-"""The ``cascading`` command line: a thin layer over bounds, verify, simulate and reports.
+"""The ``cascading`` command line: the one command-line layer, on top of every package.
 
-Each subcommand lives beside the code it drives, in a module exposing
+All command-line code lives in this package: one module per subcommand
+(:data:`SUBCOMMANDS`: ``reports.cli.bounds``, ``.ledger``, ``.verify``, ``.simulate``,
+``.bench``, ``.search``, ``.report``, ``.study``, ``.profile``), each exposing
 
 * ``add_arguments(parser)`` -- declares its options (cheap: no heavy imports);
-* ``run(args) -> int`` -- does the work and returns the exit status.
+* ``run(args) -> int`` -- does the work and returns the exit status,
+
+and one vocabulary module, :mod:`reports.cli.common`, that they all use: the option types,
+the ``--out`` check, the resource guard with ``--force``, JSON output, the error lines. The
+libraries below (``bounds``, ``simulate``, ``verify``) never import this package; what a
+subcommand computes, and what its work is estimated to cost, lives in the library beside
+the code it is about.
 
 One vocabulary across subcommands: ``--horizon`` (steps n), ``--runs``, ``--seed``,
 ``--policy`` (comma-separated), ``--out`` (a directory), ``--workers``, ``--force`` (run
@@ -20,22 +28,32 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import json
-import math
-import re
 import sys
+
+from cascading_bandits.reports.cli.common import (  # noqa: F401 (re-exported)
+    INT_MAX,
+    _one_line,
+    _Parser,
+    add_force,
+    emit_json,
+    given,
+    integer,
+    integer_list,
+    number_list,
+    real,
+)
 
 #: subcommand -> module implementing it (registered only if the module exists)
 SUBCOMMANDS = {
-    "bounds": "cascading_bandits.bounds.cli",
-    "verify": "cascading_bandits.verify.cli",
-    "simulate": "cascading_bandits.simulate.cli",
-    "report": "cascading_bandits.reports.report_cli",
-    "study": "cascading_bandits.reports.study_cli",
-    "bench": "cascading_bandits.simulate.bench_cli",
-    "search": "cascading_bandits.simulate.search_cli",
-    "ledger": "cascading_bandits.bounds.ledger_cli",
-    "profile": "cascading_bandits.reports.profile_cli",
+    "bounds": "cascading_bandits.reports.cli.bounds",
+    "verify": "cascading_bandits.reports.cli.verify",
+    "simulate": "cascading_bandits.reports.cli.simulate",
+    "report": "cascading_bandits.reports.cli.report",
+    "study": "cascading_bandits.reports.cli.study",
+    "bench": "cascading_bandits.reports.cli.bench",
+    "search": "cascading_bandits.reports.cli.search",
+    "ledger": "cascading_bandits.reports.cli.ledger",
+    "profile": "cascading_bandits.reports.cli.profile",
 }
 
 #: subcommand -> its one line in ``cascading --help`` (here, so that listing the subcommands
@@ -58,134 +76,6 @@ SUMMARIES = {
     "profile": "profile the proof of Theorem 2 or 3 on simulated runs: where each bound "
     "loses its slack",
 }
-
-#: the largest integer option value (int64: what the engine and numpy index with)
-INT_MAX = 2**63 - 1
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line and exit status 2 (as argparse does)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
-
-
-# ---------------------------------------------------------------------------
-# option types shared by the subcommands (argparse prefixes "argument --OPTION: ")
-# ---------------------------------------------------------------------------
-def integer(option: str, minimum: int = 1, maximum: int = INT_MAX):
-    """argparse type: an integer in [minimum, maximum]; ``1e5`` is read as 100000."""
-
-    def parse(text):
-        v = None
-        if text.isascii():  # int() and float() read other scripts' digits: not CLI numbers
-            try:
-                v = int(text)
-            except ValueError:
-                try:
-                    f = float(text)
-                except ValueError:
-                    f = math.nan
-                if math.isfinite(f) and f == int(f):
-                    v = int(f)
-        if v is None or not minimum <= v <= maximum:
-            hi = "" if maximum == INT_MAX else f" and <= {maximum}"
-            raise argparse.ArgumentTypeError(
-                f"must be an integer >= {minimum}{hi}"
-                + (" (int64)" if maximum == INT_MAX else "")
-                + f", got {text!r}"
-            )
-        return v
-
-    parse.__name__ = option
-    parse.kind, parse.minimum, parse.maximum = "integer", minimum, maximum  # for the fuzz tests
-    return parse
-
-
-def real(option: str, minimum: float | None = None, maximum: float | None = None):
-    """argparse type: a finite number in [minimum, maximum]."""
-
-    def parse(text):
-        try:
-            v = float(text) if text.isascii() else math.nan
-        except ValueError:
-            v = math.nan
-        ok = math.isfinite(v) and (minimum is None or v >= minimum)
-        ok = ok and (maximum is None or v <= maximum)
-        if not ok:
-            rng = (
-                f" in [{minimum:g}, {maximum:g}]"
-                if minimum is not None and maximum is not None
-                else (f" >= {minimum:g}" if minimum is not None else "")
-            )
-            raise argparse.ArgumentTypeError(f"must be a finite number{rng}, got {text!r}")
-        return v
-
-    parse.__name__ = option
-    parse.kind, parse.minimum, parse.maximum = "real", minimum, maximum
-    return parse
-
-
-def integer_list(option: str, minimum: int = 1):
-    """argparse type: comma-separated integers, each >= minimum."""
-    one = integer(option, minimum)
-
-    def parse(text):
-        parts = [s.strip() for s in text.split(",")]
-        if not parts or any(s == "" for s in parts):
-            raise argparse.ArgumentTypeError(f"must be comma-separated integers, got {text!r}")
-        return [one(s) for s in parts]
-
-    parse.__name__ = option
-    parse.kind, parse.minimum, parse.maximum = "integer_list", minimum, INT_MAX
-    return parse
-
-
-def number_list(option: str):
-    """argparse type: comma-separated finite numbers (range checked by the library)."""
-    one = real(option)
-
-    def parse(text):
-        parts = [s.strip() for s in text.split(",")]
-        if not parts or any(s == "" for s in parts):
-            raise argparse.ArgumentTypeError(f"must be comma-separated numbers, got {text!r}")
-        return [one(s) for s in parts]
-
-    parse.__name__ = option
-    parse.kind, parse.minimum, parse.maximum = "number_list", None, None
-    return parse
-
-
-def add_force(parser) -> None:
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="run even if the estimated memory or time exceeds what this machine has "
-        "(the estimate is printed when refused)",
-    )
-
-
-def given(args, *names) -> list[str]:
-    """The options among ``names`` (attribute names) that the user gave (are not None/False)."""
-    out = []
-    for n in names:
-        v = getattr(args, n, None)
-        if v is not None and v is not False:
-            out.append("--" + n.replace("_", "-"))
-    return out
-
-
-def emit_json(obj) -> None:
-    """Print ``obj`` as one strict JSON document on one line (NaN/inf are a bug: ValueError)."""
-    print(json.dumps(obj, allow_nan=False))
-
-
-# ---------------------------------------------------------------------------
-def _one_line(msg) -> str:
-    """One line, without numpy scalar reprs (np.float64(0.5) -> 0.5)."""
-    s = str(msg)
-    s = re.sub(r"np\.(?:float|int|uint|bool|str)\w*\(([^()]*)\)", r"\1", s)
-    return " ".join(part.strip() for part in s.splitlines() if part.strip())
 
 
 def _version() -> str:
@@ -289,7 +179,3 @@ def main(argv=None) -> int:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
     return int(status or 0)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

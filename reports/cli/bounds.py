@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["add_arguments", "run", "compute", "format_table", "registry_rows", "list_bounds",
-           "format_list"]  # fmt: skip
+__all__ = ["add_arguments", "run", "format_table", "format_list"]
 
 _DEFAULT = {"L": 16, "K": 2, "p": 0.2, "delta": 0.15}
 
 
 def add_arguments(parser) -> None:
-    from cascading_bandits.reports.cli import add_force, integer, number_list, real
+    from cascading_bandits.reports.cli.common import add_force, integer, number_list, real
 
     g = parser.add_argument_group(
         "instance (default: the paper's B_LB(16, 2, 0.2, 0.15); any of --L --K --p --delta "
@@ -81,15 +80,10 @@ def add_arguments(parser) -> None:
     add_force(parser)
 
 
-#: peak bytes and seconds per item of ``compute`` on B_LB(L, K, 0.2, 0.15): measured with
-#: tracemalloc and a wall clock at L = 128..1024, K = 2 and 8 on a loaded 2-core machine
-#: (about 600 B and 0.14 s per item, nearly independent of K), doubled for safety
-_BYTES_PER_ITEM, _SECONDS_PER_ITEM = 1200, 0.3
-
-
 def _instance(args):
     from cascading_bandits.bounds import _validate as V
     from cascading_bandits.bounds.instance import CascadeInstance, b_lb
+    from cascading_bandits.bounds.overview import estimate
     from cascading_bandits.simulate.sweep import check_resources
 
     blb_given = [k for k in ("L", "p", "delta") if getattr(args, k) is not None]
@@ -105,49 +99,18 @@ def _instance(args):
     params = {k: (_DEFAULT[k] if getattr(args, k) is None else getattr(args, k)) for k in _DEFAULT}
     L = params["L"]
     V.positive_int("L", L)
+    need = estimate(L)
     check_resources(
-        _BYTES_PER_ITEM * L,
-        _SECONDS_PER_ITEM * L,
+        need["bytes"],
+        need["seconds"],
         force=args.force,
         what=f"--L {L} (the bounds of B_LB(L, K, p, delta))",
     )
     return b_lb(params["L"], params["K"], params["p"], params["delta"]), params
 
 
-def _policies(b) -> list:
-    from cascading_bandits.bounds.registry import ANY_POLICY
-
-    return [ANY_POLICY] if b.covers == ANY_POLICY else [c.text for c in b.covers]
-
-
-def list_bounds() -> list[dict]:
-    """The registry as data, nothing evaluated: one dict per registered bound, in
-    registration order, with ``name``, ``title``, ``kind``, ``form``, ``gap``, ``asymptotic``,
-    ``policies`` (the covered policies' texts, or ``["any"]``), ``premises`` (texts),
-    ``models`` (click models), ``source``, ``rate`` and ``derivation`` (None if cited)."""
-    from cascading_bandits.bounds.registry import all_bounds
-
-    return [
-        {
-            "name": b.name,
-            "title": b.title,
-            "kind": b.kind,
-            "form": b.form,
-            "gap": b.gap,
-            "asymptotic": b.asymptotic,
-            "policies": _policies(b),
-            "premises": b.premise_texts(),
-            "models": list(b.models),
-            "source": b.source,
-            "rate": b.rate,
-            "derivation": b.derivation or None,
-        }
-        for b in all_bounds()
-    ]
-
-
 def format_list(items) -> str:
-    """The readable listing of :func:`list_bounds`."""
+    """The readable listing of :func:`bounds.overview.list_bounds`."""
     lines = [f"{len(items)} registered bounds (bounds.registry; a catalog_* module adds more)", ""]
     for d in items:
         lines.append(
@@ -164,111 +127,6 @@ def format_list(items) -> str:
             lines.append(f"    derivation: {d['derivation']}")
         lines.append(f"    rate: {d['rate']}")
     return "\n".join(lines)
-
-
-def registry_rows(inst, n, theorem4) -> list[dict]:
-    """Every registered bound at ``(inst, n)``, one dict each, in registration order.
-
-    Parameters
-    ----------
-    inst : CascadeInstance
-    n : int >= 2
-    theorem4 : float
-        Theorem 4 at n (``theorem4_coefficient * log n``), the denominator of the ratio.
-
-    Returns
-    -------
-    list of dict with keys ``name`` (registry name), ``title``, ``kind``, ``form``, ``gap``,
-    ``asymptotic``, ``policies``, ``source``, ``rate``, ``applies`` (every premise holds at
-    n), ``failed_premise`` (the first that fails, or None), ``value`` (the bound at n; None
-    when it does not apply, is known only as an order, or overflows a double: ``note`` says
-    which), ``value_over_log_n`` (gap-dependent bounds only, else None),
-    ``ratio_to_theorem4`` (None when Theorem 4 is 0 or there is no value) and ``note``.
-    """
-    from cascading_bandits.bounds.registry import all_bounds
-
-    logn = math.log(n)
-    out = []
-    for b in all_bounds():
-        failed = b.failed_premise(inst, n)
-        value = note = None
-        if failed is not None:
-            note = f"needs {failed}"
-        elif b.form != "constant":
-            note = "known only as an order: no constant, no value to compare"
-        else:
-            try:
-                value = float(b(inst, n))
-            except ValueError as e:  # beyond the float64 range at this n
-                note = str(e)
-        out.append(
-            {
-                "name": b.name,
-                "title": b.title,
-                "kind": b.kind,
-                "form": b.form,
-                "gap": b.gap,
-                "asymptotic": b.asymptotic,
-                "policies": _policies(b),
-                "source": b.source,
-                "rate": b.rate,
-                "applies": failed is None,
-                "failed_premise": failed,
-                "value": value,
-                "value_over_log_n": (
-                    value / logn if value is not None and b.gap == "dependent" else None
-                ),
-                "ratio_to_theorem4": (
-                    value / theorem4 if value is not None and theorem4 > 0 else None
-                ),
-                "note": note,
-            }
-        )
-    return out
-
-
-def compute(inst, n, eps=None, form="paper", blb=None) -> dict:
-    """All the numbers ``cascading bounds`` prints, as a dict of floats (JSON-ready).
-
-    The paper's theorems in detail (Theorem 3 at ``eps`` and ``form``), and under
-    ``bounds`` every registered bound (:func:`registry_rows`).
-    """
-    from cascading_bandits.bounds import lower, upper
-
-    inst.require_unique_optimum()
-    logn = math.log(n)
-    t4 = lower.theorem4_coefficient(inst)
-    t3 = upper.theorem3_details(inst, n, eps=eps, form=form)
-    out = {
-        "instance": {"weights": list(inst.weights), "K": inst.K, "L": inst.L},
-        "n": n,
-        "log_n": logn,
-        "theorem2": upper.theorem2_bound(inst, n),
-        "theorem2_coefficient": upper.theorem2_leading_coefficient(inst),
-        "theorem2_prepeeling": upper.theorem2_prepeeling(inst, n),
-        "theorem2_prepeeling_coefficient": 6 * upper.theorem2_prepeeling_coefficient(inst),
-        "theorem3": t3["bound"],
-        "theorem3_form": form,
-        "theorem3_constant": t3["constant"],
-        "theorem3_coefficient": t3["log_n_coefficient"],
-        "theorem3_prepeeling": t3["prepeeling"],
-        "theorem3_prepeeling_coefficient": (1 + t3["eps"])
-        * upper.theorem3_prepeeling_coefficient(inst),
-        "theorem3_leading": t3["leading_coefficient"] * logn,
-        "theorem3_leading_coefficient": t3["leading_coefficient"],
-        "theorem4_coefficient": t4,
-        "theorem4": t4 * logn,
-        "theorem4_general_coefficient": lower.theorem4_general_coefficient(inst),
-        "theorem4_sharp_coefficient": lower.theorem4_sharp_coefficient(inst),
-        "eps": t3["eps"],
-        "eps_optimised": t3["eps_optimised"],
-        "C2": t3["C2"],
-        "beta": t3["beta"],
-        "bounds": registry_rows(inst, n, t4 * logn),
-    }
-    if blb is not None:
-        out["instance"].update({"p": float(blb["p"]), "delta": float(blb["delta"])})
-    return out
 
 
 def _ratio(value, lower):
@@ -302,7 +160,7 @@ def _detail_lines(res: dict) -> list[str]:
 
 
 def format_table(res: dict) -> str:
-    """The readable table of :func:`compute`'s result."""
+    """The readable table of :func:`bounds.overview.overview`'s result."""
     inst = res["instance"]
     if "p" in inst:
         head = f"B_LB(L={inst['L']}, K={inst['K']}, p={inst['p']:g}, delta={inst['delta']:g})"
@@ -366,7 +224,7 @@ def _finite(obj):
 
 
 def run(args) -> int:
-    from cascading_bandits.reports.cli import emit_json, given
+    from cascading_bandits.reports.cli.common import emit_json, given
 
     if args.list:
         extra = given(args, "weights", "L", "K", "p", "delta", "horizon", "eps", "form", "force")
@@ -374,19 +232,23 @@ def run(args) -> int:
             raise ValueError(
                 "--list lists the registry and computes nothing; drop " + " ".join(extra)
             )
+        from cascading_bandits.bounds.overview import list_bounds
+
         items = list_bounds()
         if args.json:
             emit_json({"bounds": items})
         else:
             print(format_list(items))
         return 0
+    from cascading_bandits.bounds.overview import overview
+
     inst, blb = _instance(args)
     n = 100_000 if args.horizon is None else args.horizon
     form = "paper" if args.form is None else args.form
     eps = args.eps
     if eps is not None and eps <= 0:
         raise ValueError(f"--eps must be > 0, got {eps!r}")
-    res = compute(inst, n, eps=eps, form=form, blb=blb)
+    res = overview(inst, n, eps=eps, form=form, blb=blb)
     if eps is not None and not all(
         math.isfinite(res[k]) for k in ("theorem3", "theorem3_constant", "theorem3_coefficient")
     ):

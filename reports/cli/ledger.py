@@ -11,8 +11,8 @@ Every bound of the registry (:mod:`bounds.registry`; ``cascading bounds --list``
 accounted for: one row per bound that applies (:func:`bounds.later.ledger`), with its
 registry name, grouped upper / lower, gap-dependent / gap-free, each with its source;
 then one line per bound that does not apply, naming the premise that fails
-(:func:`not_applicable`). A bound registered by a catalog module or by the user's code
-appears without any change here. ``constant`` rows are bounds with their constants;
+(:func:`bounds.overview.not_applicable`). A bound registered by a catalog module or by the
+user's code appears without any change here. ``constant`` rows are bounds with their constants;
 ``order`` rows are rates with the constant and log factors dropped (their sources'
 constants were not retrieved), so compare them by growth, not by value.
 
@@ -28,9 +28,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cascading_bandits.reports.cli import add_force, given, integer, number_list, real
+from cascading_bandits.reports.cli.common import add_force, given, integer, number_list, real
 
-__all__ = ["add_arguments", "run", "format_ledger", "not_applicable"]
+__all__ = ["add_arguments", "run", "format_ledger"]
 
 
 def add_arguments(parser) -> None:
@@ -75,52 +75,13 @@ def _ci(lo, hi, spec) -> str:
     return "" if lo is None or hi is None else f" [{lo:{spec}}, {hi:{spec}}]"
 
 
-def not_applicable(inst, n: int, rows) -> list[dict]:
-    """The registered bounds without a row in ``rows`` (:func:`bounds.later.ledger` of
-    ``inst`` at ``n``), each with why.
-
-    Returns
-    -------
-    list of dict, in registration order, with keys ``bound`` (the registry name), ``name``
-    (its title), ``kind``, ``gap``, ``form``, ``failed_premise`` (the text of the first
-    premise that fails, :meth:`bounds.registry.Bound.failed_premise`; None when every premise
-    holds) and ``why`` (one line: the premise it needs, or that its value at n overflows a
-    double).
-    """
-    from cascading_bandits.bounds.registry import all_bounds
-
-    have = {r.get("bound") for r in rows}
-    out = []
-    for b in all_bounds():
-        if b.name in have:
-            continue
-        failed = b.failed_premise(inst, n)
-        why = (
-            f"needs {failed}"
-            if failed is not None
-            else "its value at n is beyond the float64 range (no row)"
-        )
-        out.append(
-            {
-                "bound": b.name,
-                "name": b.title,
-                "kind": b.kind,
-                "gap": b.gap,
-                "form": b.form,
-                "failed_premise": failed,
-                "why": why,
-            }
-        )
-    return out
-
-
 def format_ledger(rows, head: str, n: int, skipped=None) -> str:
     """The readable table of :func:`bounds.later.ledger`'s rows.
 
     Each row starts with the bound's registry name. Rows of
     :func:`cascading_bandits.reports.search_ledger.ledger_on_instance` (with ``measured``)
     get a line with the measured regret and empirical / bound. ``skipped``
-    (:func:`not_applicable`) adds one line per registered bound that does not apply.
+    (:func:`bounds.overview.not_applicable`) adds one line per registered bound that does not apply.
     """
     lines = [f"Instance: {head}; horizon n = {n:g}", ""]
     for kind, gap, title in _GROUPS:
@@ -217,6 +178,7 @@ def _run_from_search(args) -> int:
     except ValueError as e:
         raise ValueError(f"--from-search: {e}") from None
     from cascading_bandits.bounds.instance import CascadeInstance
+    from cascading_bandits.bounds.overview import not_applicable
 
     found = found_instances(doc, Path(path).stem)
     out = []
@@ -262,8 +224,9 @@ def _run_from_search(args) -> int:
 
 
 def run(args) -> int:
-    from cascading_bandits.bounds.cli import _instance
     from cascading_bandits.bounds.later import ledger
+    from cascading_bandits.bounds.overview import not_applicable
+    from cascading_bandits.reports.cli.bounds import _instance
 
     if args.from_search is not None:
         return _run_from_search(args)

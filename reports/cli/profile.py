@@ -23,7 +23,7 @@ import argparse
 import json
 import sys
 
-from cascading_bandits.reports.cli import integer, number_list
+from cascading_bandits.reports.cli.common import integer, number_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ import time
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cascading_bandits.reports.cli import add_force, integer
+    from cascading_bandits.reports.cli.common import add_force, integer
 
     parser.add_argument(
         "--out", default="report", metavar="DIR", help="report directory (default: ./report)"
@@ -139,7 +139,7 @@ def run(args) -> int:
     path = path.absolute()
     secs = time.perf_counter() - t0
     if args.json:
-        from cascading_bandits.reports.cli import emit_json
+        from cascading_bandits.reports.cli.common import emit_json
 
         emit_json(
             {

@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from cascading_bandits.reports.cli import integer, integer_list
+from cascading_bandits.reports.cli.common import integer, integer_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -44,7 +44,7 @@ class _PolicyHelp:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from cascading_bandits.reports.cli import add_force, integer, number_list, real
+    from cascading_bandits.reports.cli.common import add_force, integer, number_list, real
 
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
@@ -241,7 +241,7 @@ def _adhoc_cells(args):
 
 
 def _print(results, as_json, out=None, seed=0):
-    from cascading_bandits.reports.cli import emit_json
+    from cascading_bandits.reports.cli.common import emit_json
 
     rows = [r.summary() for r in results]
     if as_json:
@@ -256,7 +256,7 @@ def _print(results, as_json, out=None, seed=0):
 
 
 def run(args) -> int:
-    from cascading_bandits.reports.cli import given
+    from cascading_bandits.reports.cli.common import given
 
     workers = _workers(args)
     progress = not args.no_progress and not args.json

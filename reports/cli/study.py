@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from cascading_bandits.reports.cli import integer, number_list
+from cascading_bandits.reports.cli.common import integer, number_list
 
 FIGURE_STEM = "regret"
 SUMMARY = "summary.json"

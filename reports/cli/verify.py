@@ -12,7 +12,7 @@ import time
 
 
 def add_arguments(parser):
-    from cascading_bandits.reports.cli import add_force, integer
+    from cascading_bandits.reports.cli.common import add_force, integer
 
     parser.add_argument(
         "--claim",
@@ -119,7 +119,7 @@ def _plural(n, word):
 
 def run(args) -> int:
     from cascading_bandits import verify
-    from cascading_bandits.reports.cli import emit_json, given
+    from cascading_bandits.reports.cli.common import emit_json, given
     from cascading_bandits.simulate.sweep import VERIFY_SECONDS_PER_EXAMPLE, check_resources
 
     if args.list:

@@ -5,7 +5,7 @@ import statistics
 import pytest
 
 from cascading_bandits.reports.cli import main
-from cascading_bandits.simulate.bench_cli import throughput
+from cascading_bandits.simulate.bench import throughput
 
 
 def test_throughput_reports_the_median_of_its_repeats():
