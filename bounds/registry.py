@@ -81,25 +81,33 @@ FORMS = ("constant", "order")
 GAPS = ("dependent", "free")
 #: ``covers`` of a bound about every (consistent, uniformly good, ...) policy
 ANY_POLICY = "any"
-#: click models a bound may be proved for
-MODELS = ("cascade", "dbn")
+#: click models a bound may be proved for (the simulator's declared models; kept here as names
+#: so that this floor imports nothing above it)
+MODELS = ("cascade", "dbn", "pbm", "dcm")
 
 
 class PremiseError(ValueError):
     """A bound evaluated where one of its premises fails (the message names the premise)."""
 
 
-def model_name(model: str = "cascade", nu=None, gamma=None) -> str:
-    """The click model a bound sees: a DBN with ``nu = gamma = 1`` is the cascade user.
+def model_name(model: str = "cascade", nu=None, gamma=None, lam=None) -> str:
+    """The click model a bound sees, with the degenerate cases that are the cascade user.
 
-    ``nu`` may be a scalar or a per-item array; the DBN counts as the cascade model only when
-    every ``nu`` and ``gamma`` equal 1 (its users then behave as the cascade's, draw for draw).
+    A DBN with ``nu = gamma = 1`` (``nu`` scalar or per item) and a DCM with every continuation
+    probability ``lam_k = 0`` (the user stops at the first click) behave as the cascade user,
+    draw for draw, and have its reward ``1 - prod(1 - w)``; they count as ``"cascade"``. A PBM
+    is never the cascade model (its users may click several items and its reward counts
+    clicks), whatever its examination probabilities.
     """
     V.choice("model", model, MODELS)
     if model == "dbn":
         nus = np.atleast_1d(np.asarray(1.0 if nu is None else nu, dtype=float))
         g = 1.0 if gamma is None else float(gamma)
         if np.all(nus == 1.0) and g == 1.0:
+            return "cascade"
+    if model == "dcm" and lam is not None:
+        lams = np.atleast_1d(np.asarray(lam, dtype=float))
+        if lams.size and np.all(lams == 0.0):
             return "cascade"
     return model
 
