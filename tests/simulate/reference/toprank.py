@@ -6,6 +6,8 @@ any, only possible with a cycle, is one last block); the ranking sorted by (bloc
 decreasing policy uniform of (t, e), id); the statistics of every pair of a block updated
 with U_ij = C_i - C_j from the click indicators of all L items; the test of
 bounds.toprank.toprank_threshold_scalar on every pair with N_ij > 0. delta = 1 is 1/n.
+``out``, a dict, receives the final relation and statistics (``G``, ``S``, ``N``) and the
+largest number of blocks seen (``blocks``).
 """
 
 from cascading_bandits.bounds.toprank import toprank_threshold_scalar
@@ -24,7 +26,7 @@ def blocks_of(G, L):
     return blocks
 
 
-def reference_run(model, weights, K, spec, order, horizon, ukey, pkey, nu, gamma):
+def reference_run(model, weights, K, spec, order, horizon, ukey, pkey, nu, gamma, out=None):
     assert order == "best-first"
     rho, nus, g, _, fstar = setting(model, weights, K, nu, gamma)
     L = len(rho)
@@ -33,8 +35,10 @@ def reference_run(model, weights, K, spec, order, horizon, ukey, pkey, nu, gamma
     G, S, N = set(), {}, {}
     counts = [0] * L
     lists, allclicks, regret, cum = [], [], [], 0.0
+    most = 0
     for t in range(1, horizon + 1):
         blocks = blocks_of(G, L)
+        most = max(most, len(blocks))
         block = {e: d for d, b in enumerate(blocks) for e in b}
         u = [uniform_py(pkey, POLICY, t, e, L) for e in range(L)]
         lst = sorted(range(L), key=lambda e: (block[e], -u[e], e))[:K]
@@ -58,4 +62,6 @@ def reference_run(model, weights, K, spec, order, horizon, ukey, pkey, nu, gamma
         lists.append(list(lst))
         allclicks.append(clicks)
         regret.append(cum)
+    if out is not None:
+        out.update(G=G, S=S, N=N, blocks=most)
     return lists, allclicks, regret, counts
