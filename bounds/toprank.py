@@ -344,10 +344,10 @@ def _clicks(model, lst, alpha, nus, g, kap, la):
 
 
 def assumption_32_1_violation(
-    model, attract, K, *, nu=1.0, gamma=1.0, kappa=None, lam=None, tol=1e-12
+    model, attract, K, *, nu=1.0, gamma=1.0, kappa=None, lam=None, parts="bcd", tol=1e-12
 ):
     """The first part of [LS20] Assumption 32.1 that the click model breaks, found by
-    enumerating every list of K items (None if all four hold).
+    enumerating every list of K items (None if all the parts checked hold).
 
     With ``alpha`` = ``attract`` and the ``alpha``-optimal lists those showing the K most
     attractive items by decreasing attractiveness (ties in any order):
@@ -362,7 +362,17 @@ def assumption_32_1_violation(
         list ``a*`` has ``v(a, k) >= v(a*, k)`` at every ``k``.
 
     ``tol`` is the absolute slack allowed for float rounding. At most
-    :data:`MAX_LISTS` lists (``L! / (L - K)!``); parameters as :func:`click_probabilities`.
+    :data:`MAX_LISTS` lists (``L! / (L - K)!``).
+
+    Parameters
+    ----------
+    model : {"cascade", "pbm", "dbn", "dcm"} or callable
+        A model of :func:`click_probabilities` (with its parameters), or any function
+        ``v(lst) -> ndarray (K,)`` of a tuple of K item ids (no parameters then).
+    attract, K, nu, gamma, kappa, lam
+        As :func:`click_probabilities`.
+    parts : str
+        The parts checked, among ``"bcd"`` (in that order).
 
     Returns
     -------
@@ -372,25 +382,41 @@ def assumption_32_1_violation(
     alpha = V.probabilities("attract", attract, ndim=1)
     L = alpha.size
     K = V.list_size(K, L)
-    nus, g, kap, la = _model_params(model, L, K, nu, gamma, kappa, lam)
+    if not isinstance(parts, str) or not parts or set(parts) - set("bcd"):
+        raise ValueError(f"parts must be a non-empty string of b, c, d; got {V.show(parts)}")
+    if callable(model):
+        if (nu, gamma, kappa, lam) != (1.0, 1.0, None, None):
+            raise ValueError("a click function takes no model parameters")
+        clicks = model
+    else:
+        nus, g, kap, la = _model_params(model, L, K, nu, gamma, kappa, lam)
+
+        def clicks(a):
+            return _clicks(model, a, alpha, nus, g, kap, la)
+
     count = math.perm(L, K)
     if count > MAX_LISTS:
         raise ValueError(
             f"{count} lists of K = {K} out of L = {L} items; at most {MAX_LISTS} are enumerated"
         )
     lists = list(itertools.permutations(range(L), K))
-    vs = {a: _clicks(model, a, alpha, nus, g, kap, la) for a in lists}
+    vs = {}
+    for a in lists:
+        v = np.asarray(clicks(a), dtype=float)
+        if v.shape != (K,) or not np.all(np.isfinite(v)):
+            raise ValueError(f"the click function must return K = {K} finite numbers")
+        vs[a] = v
     order = sorted(range(L), key=lambda e: -alpha[e])
     top = alpha[order[:K]]
     optimal = [a for a in lists if np.array_equal(alpha[list(a)], top)]
     best = max(float(v.sum()) for v in vs.values())
-    for a in optimal:
+    for a in optimal if "b" in parts else ():
         if float(vs[a].sum()) < best - tol:
             return (
                 f"(b) the alpha-optimal list {list(a)} has {vs[a].sum():.6g} expected clicks, "
                 f"another list {best:.6g}"
             )
-    for a in lists:
+    for a in lists if "c" in parts else ():
         va = vs[a]
         for p, i in enumerate(a):
             for j in range(L):
@@ -403,7 +429,7 @@ def assumption_32_1_violation(
                         f"{alpha[j] * va[p]:.6g} < alpha(i) v(sigma a, {p + 1}) = "
                         f"{alpha[i] * vs[s][p]:.6g}"
                     )
-    for a in lists:
+    for a in lists if "d" in parts else ():
         for o in optimal:
             if np.array_equal(alpha[list(a)], alpha[list(o)]) and np.any(vs[a] < vs[o] - tol):
                 return f"(d) list {list(a)} has fewer clicks somewhere than {list(o)}"
