@@ -220,7 +220,7 @@ def test_a_good_declaration_is_accepted():
         {"evaluate": 3.0},
         {"evaluate": None},
         {"premises": ("unique optimum",)},
-        {"models": ("pbm",)},
+        {"models": ("ubm",)},
         {"notes": "a note"},
     ],
     ids=repr,
