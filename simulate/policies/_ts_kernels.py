@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from cascading_bandits.simulate.policies._ts_gamma import plain_loop
+from cascading_bandits.simulate.policies._ts_rule import INVERSION_MIN_L, M1, M2, MARGIN
 from cascading_bandits.simulate.policies.kernel import (
     HOT,
     INNER,
@@ -24,7 +25,6 @@ from cascading_bandits.simulate.policies.kernel import (
     step_buffers,
     zeros_f,
 )
-from cascading_bandits.simulate.policies.ts import INVERSION_MIN_L, M1, M2, MARGIN
 from cascading_bandits.simulate.rng import POLICY, beta_draw, uniform
 from cascading_bandits.simulate.special import beta_inverse_draw, beta_quantile, betainc
 

@@ -21,6 +21,10 @@ Initialisation: the project's Algorithm 1 convention (observe ``w_0``, ``T_0(e) 
 as :mod:`.ucb1`); the third-party code starts at ``T = 0`` with ``U = +inf`` until an
 item is observed, a case that cannot arise here. Observations and ``counts`` as for the
 other cascade learners (eq. (2); DBN: the last click; ``T_0 = 1`` included).
+
+``lazy=True`` (the default) selects the top K over the distinct (S, T) states
+(:mod:`._index_states`): the same lists bit for bit, at a cost per step that depends on
+the number of alive states, not on L; ``lazy=False`` is the plain loop.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import math
 import numba
 import numpy as np
 
+from cascading_bandits.simulate.policies._index_states import UCBV, index_loop
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
     finish,
@@ -42,13 +47,13 @@ from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 
 @numba.njit(**NJIT)
-def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
+def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """Every index every step (the definition; lazy=False)."""
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     a, b = params[0], params[1]
     L = attract.size
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
-    idx = st[0]
     idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
@@ -65,6 +70,17 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     finish(N, counts_out)
 
 
+@numba.njit(**NJIT)
+def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """The top K over the distinct states (lazy=True; :mod:`._index_states`)."""
+    index_loop(env, params, ukey, regret_out, counts_out, trace, np.int64(UCBV))
+
+
+def kernel(L, lazy):
+    """The kernel a run uses: only that one is compiled."""
+    return kernel_states if lazy else kernel_plain
+
+
 DECL = register_policy(
     "cascade-ucbv",
     params=(
@@ -75,4 +91,8 @@ DECL = register_policy(
     reference="reference.cascade_ucbv:reference_run",
     summary="CascadeUCB-V, Bernstein-type index clipped to 1 (Vial et al., NeurIPS 2022 "
     "argue for it; constants from third-party code)",
+    uses_lazy=True,
+    # plain loop: L indices and a K-pass selection a step; measured (one thread,
+    # B_LB(L, 4, 0.2, 0.15)) 19 us a step at L = 2048
+    plain_step_s=lambda L, K: 2.3e-9 * L * K,
 )

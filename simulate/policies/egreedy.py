@@ -8,6 +8,11 @@ are the same as under any other policy (common random numbers): the coin is sub-
 of (t, item 0) -- explore iff it is ``< eps`` -- and the random list is the K largest of
 the sub-draws 0 of (t, e), the draws of ``uniform-random``. So ``eps = 1`` shows
 ``uniform-random``'s lists and ``eps = 0`` is the greedy policy.
+
+``lazy=True`` (the default) takes the greedy list over the distinct (S, T) states
+(:mod:`._index_states`, a cost per step independent of L) and the random list in one pass
+over the L draws (:func:`.kernel.top_uniforms`: every draw is needed, so O(L) on the
+``eps`` share of the steps); ``lazy=False`` is the plain loop. Same lists, bit for bit.
 """
 
 from __future__ import annotations
@@ -15,6 +20,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from cascading_bandits.simulate.policies._index_states import (
+    GREEDY,
+    index_buffers,
+    index_top,
+)
+from cascading_bandits.simulate.policies._klucb_states import (
+    states_grow,
+    states_move,
+    states_new,
+)
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
     finish,
@@ -22,13 +37,15 @@ from cascading_bandits.simulate.policies.kernel import (
     play,
     select_top,
     step_buffers,
+    top_uniforms,
 )
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 from cascading_bandits.simulate.rng import POLICY, uniform
 
 
 @numba.njit(**NJIT)
-def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
+def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """Every index every step (the definition; lazy=False)."""
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     eps = params[0]
     L = attract.size
@@ -51,10 +68,56 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     finish(N, counts_out)
 
 
+@numba.njit(**NJIT)
+def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """Greedy lists over the distinct states, random lists in one pass (lazy=True)."""
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    eps = params[0]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    idx, taken, sel, lst, clicks, scratch = st
+    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(
+        S.reshape((1, L)), N.reshape((1, L))
+    )
+    si, sv, bi, pe, ta, isl, me = sinfo[0], sval[0], bits[0], perm[0], table[0], islot[0], meta[0]
+    tops, cand, cur = index_buffers(L, K)
+    kind = np.int64(GREEDY)
+    ninc = np.int64(0)  # not literals: callees compile once
+    t_ep = np.int64(np.iinfo(np.int64).max)  # the greedy index does not move: one epoch
+    cum, j = 0.0, np.int64(0)
+    for t in range(1, n + 1):
+        if uniform(pkey, POLICY, t, 0, L, 1) < eps:
+            top_uniforms(pkey, t, L, K, scratch, sel)
+        else:
+            index_top(kind, t, 0.0, 0.0, t_ep, 0.0, params, sel, ninc, K, isl, si, sv, bi, pe,
+                      me, tops, cand, cur, sel)  # fmt: skip
+        ninc = K
+        cum, j, nobs, last = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+        if pe.size - me[0] < K:  # each move may open one state
+            sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
+            si, sv, bi, pe = sinfo[0], sval[0], bits[0], perm[0]
+        for k in range(nobs):
+            states_move(lst[k], S, N, isl, si, sv, bi, pe, ta, tmask, me)
+    finish(N, counts_out)
+
+
+def kernel(L, lazy):
+    """The kernel a run uses: only that one is compiled."""
+    return kernel_states if lazy else kernel_plain
+
+
 DECL = register_policy(
     "cascade-egreedy",
     params=(Param("eps", 0.05, 0.0, 1.0, doc="probability of a uniformly random list"),),
     kernel=kernel,
     reference="reference.egreedy:reference_run",
     summary="epsilon-greedy on the empirical means (baseline)",
+    uses_lazy=True,
+    # plain loop: L draws or means and a K-pass selection a step; measured (one thread,
+    # B_LB(L, 4, 0.2, 0.15)) 7.5 us a step at L = 2048
+    plain_step_s=lambda L, K: 0.9e-9 * L * K,
 )

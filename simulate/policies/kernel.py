@@ -27,11 +27,11 @@ import numpy as np
 
 from cascading_bandits.simulate.jitopts import HOT, INNER, NJIT, helper, python_twin
 from cascading_bandits.simulate.models import list_reward, respond
-from cascading_bandits.simulate.rng import ATTRACT, uniform
+from cascading_bandits.simulate.rng import ATTRACT, POLICY, uniform
 
 __all__ = [
-    "select_top", "observe_w0", "step_buffers", "zeros_f", "falses", "play", "finish", "NJIT",
-    "INNER", "HOT", "helper", "python_twin",
+    "select_top", "top_uniforms", "observe_w0", "step_buffers", "zeros_f", "falses", "play",
+    "finish", "NJIT", "INNER", "HOT", "helper", "python_twin",
 ]  # fmt: skip
 
 
@@ -50,6 +50,29 @@ def select_top(idx, K, taken, out):
                 best = e
         taken[best] = True
         out[k] = best
+
+
+@helper(HOT)
+def top_uniforms(pkey, t, L, K, tops, out):
+    """``out[:K]`` = the K items of largest policy uniform (sub-draw 0 of (t, e)), decreasing,
+    ties to the smaller id: :func:`select_top` on those L uniforms, in one pass.
+
+    Each uniform is a fresh counter-based draw, so every one of the L is drawn (O(L) a
+    step); only those above the K-th largest so far (``tops[:K]``, decreasing) are inserted,
+    and a later item enters only with a strictly larger draw (ties to the smaller id).
+    """
+    for k in range(K):
+        tops[k] = -1.0
+    for e in range(L):
+        u = uniform(pkey, POLICY, t, e, L, 0)
+        if u > tops[K - 1]:
+            k = K - 1
+            while k > 0 and tops[k - 1] < u:
+                tops[k] = tops[k - 1]
+                out[k] = out[k - 1]
+                k -= 1
+            tops[k] = u
+            out[k] = e
 
 
 # numba compiles a numpy allocator per shape type, dtype and caller's options (0.1-0.3 s

@@ -48,15 +48,10 @@ from __future__ import annotations
 import importlib
 
 from cascading_bandits.simulate.policies._ts_gamma import kernel_gamma
+from cascading_bandits.simulate.policies._ts_rule import INVERSION_MIN_L, M1, M2, MARGIN
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 
-#: u-space margin of the lazy selection (see the module docstring)
-MARGIN = 1e-6
-#: targets of the thresholds: about K + M1 (K + M2) samples above x1 (x2)
-M1, M2 = 4, 16
-#: the number of items from which the samples are drawn by inversion (module docstring)
-INVERSION_MIN_L = 128
-
+__all__ = ["MARGIN", "M1", "M2", "INVERSION_MIN_L", "kernel", "DECL"]
 
 #: the numba functions, defined in :mod:`._ts_kernels` and reached here on first use
 _KERNEL_NAMES = ("draw", "kernel_plain", "kernel_lazy", "_top_among", "_recentre", "_lazy_buffers")

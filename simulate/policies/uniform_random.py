@@ -2,6 +2,8 @@
 
 Its index is the policy stream's uniform of (t, e) (:mod:`simulate.rng`); the K largest
 of L iid uniforms are a uniformly random list. Observations as for the cascade learners.
+Each uniform is a fresh counter-based draw, so a step draws all L of them
+(:func:`.kernel.top_uniforms`, one pass, no index array): O(L) a step.
 """
 
 from __future__ import annotations
@@ -14,11 +16,10 @@ from cascading_bandits.simulate.policies.kernel import (
     finish,
     observe_w0,
     play,
-    select_top,
     step_buffers,
+    top_uniforms,
 )
 from cascading_bandits.simulate.policies.registry import register_policy
-from cascading_bandits.simulate.rng import POLICY, uniform
 
 
 @numba.njit(**NJIT)
@@ -30,9 +31,7 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     idx, taken, sel, lst, clicks, scratch = st
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
-        for e in range(L):
-            idx[e] = uniform(pkey, POLICY, t, e, L, 0)
-        select_top(idx, K, st[1], st[2])
+        top_uniforms(pkey, t, L, K, scratch, sel)
         cum, j, _, _ = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,

@@ -1,0 +1,297 @@
+"""Exact top-K selection over the distinct (S, N) states for closed-form index policies.
+
+CascadeUCB1 (:mod:`.ucb1`), CascadeUCB-V (:mod:`.cascade_ucbv`), the greedy step of
+cascade-egreedy (:mod:`.egreedy`) and TS-Cascade (:mod:`.ts_cascade`) give item ``e`` at
+step ``t`` an index that is a pure function of its state ``(S(e), N(e))`` and of the step
+(TS-Cascade: also of the step's one shared normal ``Z_t``). Items of one state have the same
+index, bit for bit, so the K largest indices (ties to the smaller id) are found over the
+distinct states, as CascadeKL-UCB does from GROUP_MIN items on (:mod:`._klucb_states`,
+whose state tables -- hash from (S, N) to a slot, a bitset of the slot's items -- this
+module uses as they are). Between two steps only the <= K observed items change state, so
+the tables are updated in O(K) and a step's work depends on the number of alive states
+(tens on B_LB(2048, 4, 0.2, 0.15) up to n = 1e5, fewer at L = 65,536 up to the same n),
+not on L.
+
+Per step: the states of the incumbents (the previous list) get their exact index first;
+tau, the m-th largest of these with multiplicity (a state of c items counts c times), is
+a lower bound on the m-th largest index. Every other alive state is skipped if an upper
+bound of its index is below tau, else its exact index is computed and tau raised. The
+states whose index is >= the final tau hold the m items; they are emitted by decreasing
+index, and the ids of states of bit-identical index merged in increasing order: the list
+of :func:`.kernel.select_top` on every item's index, ties included.
+
+Upper bounds. UCB1, UCB-V and the greedy index are nondecreasing in t (``log(t - 1)``,
+``log t``: every floating-point operation of the formula is monotone, so the computed
+index is too), so the index computed at the end ``t_ep`` of the current epoch (epochs grow
+geometrically, :func:`._klucb_select.epoch`), plus PAD, bounds it at every step of the
+epoch; it is computed once per state and epoch. TS-Cascade's index ``w + Z_t sigma_t`` has
+``sigma_t`` nondecreasing in t and a sign that changes with ``Z_t``: a state keeps
+``(w, sigma at t_ep, sigma at the step the bound was made)``, and its bound at step t is
+``w + Z_t sigma(t_ep)`` if ``Z_t >= 0``, else ``w + Z_t sigma(made)`` (computed with the
+index's own operations, plus PAD). A state never changes (observed items move to another
+state), so a bound holds until its epoch ends.
+
+Tests: tests/simulate/test_selection_index_states.py (lazy == plain == reference at L up
+to 2048 with ties across states, the bound property on every state).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from cascading_bandits.bounds.indices import safe_log
+from cascading_bandits.simulate.policies._klucb_select import GROW
+from cascading_bandits.simulate.policies._klucb_states import (
+    _BT,
+    _CNT,
+    _CUR,
+    _N,
+    _S,
+    _UBT,
+    _emit,
+    _first,
+    _next,
+    states_grow,
+    states_move,
+    states_new,
+)
+from cascading_bandits.simulate.policies.kernel import (
+    HOT,
+    INNER,
+    finish,
+    helper,
+    observe_w0,
+    play,
+    step_buffers,
+)
+
+__all__ = [
+    "UCB1", "UCBV", "GREEDY", "TSCASCADE", "PAD", "index_of", "step_consts", "index_top",
+    "next_epoch", "index_buffers", "index_loop",
+]  # fmt: skip
+
+#: index kinds (np.int64 at the call sites: one compilation)
+UCB1, UCBV, GREEDY, TSCASCADE = 0, 1, 2, 3
+
+#: slack added to every upper bound (the bounds are exact by monotonicity; this guards
+#: against a libm ``log`` that is not monotone to the last ulp)
+PAD = 1e-12
+
+# columns of the state tables' float rows (sval of _klucb_states; its _Q column, which
+# states_move copies from an item's old state, is _V here and is read only when _BT == t)
+_A, _B, _C, _V = 0, 1, 2, 3
+
+
+@helper(HOT)
+def step_consts(kind, t, params):
+    """The index's per-step constant ``g`` at step t: the one the plain loop computes for
+    every item (UCB1 ``alpha * log(t - 1)``, UCB-V ``log t``, TS-Cascade ``log(t + 1)``,
+    greedy 0), in the plain loop's operations."""
+    if kind == UCB1:
+        return params[0] * safe_log(t - 1.0)
+    if kind == UCBV:
+        return math.log(float(t))
+    if kind == TSCASCADE:
+        return math.log(t + 1.0)
+    return 0.0
+
+
+@helper(HOT)
+def _sigma(w, n, g):
+    """TS-Cascade's sigma (ts_cascade.kernel's operations)."""
+    r = g / (n + 1.0)
+    return max(math.sqrt(w * (1.0 - w) * g / (n + 1.0)), r)
+
+
+@helper(HOT)
+def index_of(kind, s, n, g, z, params):
+    """The index of a state (s, n) given the step's constant ``g`` (:func:`step_consts`) and
+    TS-Cascade's shared normal ``z``: the plain loop's value, bit for bit."""
+    if kind == UCB1:
+        return s / n + math.sqrt(g / n)
+    if kind == UCBV:
+        w = s / n
+        u = w + (math.sqrt(params[0] * (w * (1.0 - w)) * g / n) + params[1] * g / n)
+        return u if u < 1.0 else 1.0
+    if kind == GREEDY:
+        return s / n
+    w = s / n if n > 0 else 0.0
+    return w + z * _sigma(w, n, g)
+
+
+@helper(HOT)
+def _set_bound(kind, sl, sinfo, sval, g, g_ep, t_ep, params):
+    """Slot sl's upper bound for the steps up to ``t_ep`` (module docstring)."""
+    s = sinfo[sl, _S]
+    n = sinfo[sl, _N]
+    if kind == TSCASCADE:
+        w = s / n if n > 0 else 0.0
+        sval[sl, _A] = w
+        sval[sl, _B] = _sigma(w, n, g_ep)
+        sval[sl, _C] = _sigma(w, n, g)
+    else:
+        sval[sl, _A] = index_of(kind, s, n, g_ep, 0.0, params) + PAD
+        sval[sl, _B] = 0.0
+        sval[sl, _C] = 0.0
+    sinfo[sl, _UBT] = t_ep
+
+
+@helper(HOT)
+def _push(tops, m, x, cnt):
+    """Insert x, cnt times (at most m), into tops[:m], the m largest so far, decreasing."""
+    for _ in range(min(cnt, m)):
+        if x <= tops[m - 1]:
+            return
+        j = m - 1
+        while j > 0 and tops[j - 1] < x:
+            tops[j] = tops[j - 1]
+            j -= 1
+        tops[j] = x
+
+
+@helper(HOT)
+def index_top(
+    kind, t, z, g, t_ep, g_ep, params, inc, ninc, m, islot, sinfo, sval, bits, perm, meta,
+    tops, cand, cur, out,
+):  # fmt: skip
+    """``out[:m]`` = the m items of largest index, decreasing, ties to the smaller id.
+
+    Parameters
+    ----------
+    kind : int64
+        :data:`UCB1`, :data:`UCBV`, :data:`GREEDY` or :data:`TSCASCADE`.
+    t : int
+        The step; ``g`` its constant (:func:`step_consts`), ``z`` TS-Cascade's shared normal.
+    t_ep, g_ep : int, float
+        End of the bounds' epoch holding t and the constant of step ``t_ep``.
+    params : ndarray
+        The policy's parameters (UCB-V: a, b).
+    inc : ndarray (ninc,) int
+        Incumbents (the previous list); may be ``out`` itself (read before it is written).
+    m : int
+        Items wanted.
+    islot, sinfo, sval, bits, perm, meta
+        One state table (:mod:`._klucb_states`).
+    tops (m,), cand, cur (>= alive states) : work arrays.
+    """
+    for i in range(m):
+        tops[i] = -np.inf
+    nc = np.int64(0)  # not a literal: callees compile once
+    for i in range(ninc + meta[0]):  # the incumbents' states, then every alive state
+        sl = islot[inc[i]] if i < ninc else perm[i - ninc]
+        if sinfo[sl, _BT] == t:
+            continue
+        if i >= ninc:
+            if sinfo[sl, _UBT] != t_ep:
+                _set_bound(kind, sl, sinfo, sval, g, g_ep, t_ep, params)
+            ub = sval[sl, _A]
+            if kind == TSCASCADE:
+                ub = ub + z * (sval[sl, _B] if z >= 0.0 else sval[sl, _C]) + PAD
+            if ub < tops[m - 1]:
+                continue
+        v = index_of(kind, sinfo[sl, _S], sinfo[sl, _N], g, z, params)
+        sval[sl, _V] = v
+        sinfo[sl, _BT] = t
+        cand[nc] = sl
+        nc += 1
+        _push(tops, m, v, sinfo[sl, _CNT])
+    tau = tops[m - 1]
+    nk = 0
+    for i in range(nc):
+        sl = cand[i]
+        if sval[sl, _V] >= tau:
+            cand[nk] = sl
+            nk += 1
+    k = 0
+    while k < m and nk > 0:
+        ia = 0  # the candidate of largest index
+        for i in range(1, nk):
+            if sval[cand[i], _V] > sval[cand[ia], _V]:
+                ia = i
+        v = sval[cand[ia], _V]
+        g_n = 0  # the candidates of index exactly v, taken out of cand
+        i = 0
+        while i < nk:
+            c = cand[i]
+            if sval[c, _V] == v:
+                cur[g_n] = c
+                g_n += 1
+                nk -= 1
+                cand[i] = cand[nk]
+            else:
+                i += 1
+        if g_n == 1:
+            k = _emit(cur[0], sinfo, bits, out, k, m)
+            continue
+        for x in range(g_n):  # their ids merged in increasing order
+            sinfo[cur[x], _CUR] = _first(cur[x], sinfo, bits)
+        while k < m:
+            b = -1
+            for x in range(g_n):
+                e = sinfo[cur[x], _CUR]
+                if e >= 0 and (b < 0 or e < sinfo[cur[b], _CUR]):
+                    b = x
+            if b < 0:
+                break
+            e = sinfo[cur[b], _CUR]
+            out[k] = e
+            k += 1
+            sinfo[cur[b], _CUR] = _next(cur[b], e, bits)
+
+
+@helper(HOT)
+def next_epoch(t, t_ep):
+    """End of the bounds' epoch holding step t: ``t_ep`` until it has passed, then
+    ``t + t // GROW + 1`` (the epochs of :func:`._klucb_select.epoch`)."""
+    if t > t_ep:
+        return t + t // GROW + 1
+    return t_ep
+
+
+@helper(INNER)
+def index_buffers(L, K):
+    """(tops (K,) float, cand (L,) int, cur (L,) int): :func:`index_top`'s work arrays
+    (allocated in a helper, with the allocators every kernel compiles anyway)."""
+    return np.empty(K), np.zeros(L, np.int64), np.zeros(L, np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def index_loop(env, params, ukey, regret_out, counts_out, trace, kind):
+    """A cascade learner (Algorithm 1: ``w_0``, then the K largest indices each step) whose
+    index is of ``kind``, selected over the states; inlined in each policy's kernel."""
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    idx, taken, sel, lst, clicks, scratch = st
+    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(
+        S.reshape((1, L)), N.reshape((1, L))
+    )
+    # one table: its rows, taken once (a view made per step costs reference counting)
+    si, sv, bi, pe, ta, isl, me = sinfo[0], sval[0], bits[0], perm[0], table[0], islot[0], meta[0]
+    tops, cand, cur = index_buffers(L, K)
+    ninc = np.int64(0)  # not literals: callees compile once
+    t_ep = np.int64(0)
+    g_ep = 0.0
+    cum, j = 0.0, np.int64(0)
+    for t in range(1, n + 1):
+        if t > t_ep:
+            t_ep = next_epoch(t, t_ep)
+            g_ep = step_consts(kind, t_ep, params)
+        g = step_consts(kind, t, params)
+        index_top(kind, t, 0.0, g, t_ep, g_ep, params, sel, ninc, K, isl, si, sv, bi, pe, me,
+                  tops, cand, cur, sel)  # fmt: skip
+        ninc = K
+        cum, j, nobs, last = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+        if pe.size - me[0] < K:  # each move may open one state
+            sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
+            si, sv, bi, pe = sinfo[0], sval[0], bits[0], perm[0]
+        for k in range(nobs):
+            states_move(lst[k], S, N, isl, si, sv, bi, pe, ta, tmask, me)
+    finish(N, counts_out)
