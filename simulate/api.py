@@ -8,8 +8,15 @@ True
 
 No experiment or cell-id string is needed: each policy becomes a
 :class:`~simulate.experiments.Cell` of the experiment ``"study"`` whose ``cell_id`` is the
-policy's name plus a hash of everything that determines its numbers (model, weights, K,
-policy spec, order, horizon, runs, nu, gamma, seed, checkpoints). With ``out=DIR`` the cells
+policy's name plus a hash of everything that determines its numbers (model and its
+parameters -- nu, gamma, kappa, lam --, weights, K, policy spec, order, horizon, runs, seed,
+checkpoints).
+
+The instance is a list of attraction probabilities, a :class:`bounds.CascadeInstance` or the
+name of a real instance (:mod:`simulate.real_instances`, e.g. ``"yandex:4102451:top"``),
+under any declared click model: ``model="pbm"`` with ``kappa`` (a real instance's fitted
+examination probabilities by default), ``model="dcm"`` with ``lam``, ``model="dbn"`` with
+``nu`` and ``gamma`` (:mod:`simulate.models`). With ``out=DIR`` the cells
 are stored under ``DIR/study/`` by :func:`simulate.sweep.run_cells` and reused on a re-run
 (resumable); a different seed or scale is a different cell, never a silent reuse.
 
@@ -19,7 +26,8 @@ of it. The users of run ``r`` depend only on the root entropy, the instance and 
 (common random numbers), and the same seed gives the same numbers.
 
 Policy strings are passed to ``Cell(policy=...)`` unchanged, so whatever the engine
-accepts (plain names such as ``"cascade-klucb"``, parameterised specs) works here.
+accepts (plain names such as ``"cascade-klucb"``, parameterised specs) works here; a policy's
+parameters come from its spec alone.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ import numpy as np
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.bounds.instance import CascadeInstance
 from cascading_bandits.simulate.experiments import Cell
+from cascading_bandits.simulate.models import MODEL_NAMES
 from cascading_bandits.simulate.results import CellResult
 from cascading_bandits.simulate.runner import as_seed_sequence, resolve_checkpoints
 
@@ -74,9 +83,10 @@ class RegretResult:
     policy : str
         The policy spec as given (e.g. ``"cascade-klucb"``).
     spec : dict
-        JSON-able: model, weights, K, L, policy, order, horizon, runs, nu, gamma, the
-        engine's constants (``c``, ...), ``seed`` (root entropy and spawn key),
-        ``experiment`` and ``cell_id`` (where it is stored).
+        JSON-able: the cell's :attr:`~simulate.experiments.Cell.params` (model, weights, K,
+        L, policy, order, horizon, runs, nu, gamma, kappa / lam for the PBM / DCM, ``c`` read
+        from the policy spec, ``experiment`` and ``cell_id``: where it is stored) and
+        ``seed`` (root entropy and spawn key).
     checkpoints : ndarray (m,) int64
         Steps at which regret is recorded; the last is the horizon.
     regret : ndarray (runs, m) float64
@@ -166,6 +176,7 @@ class RegretResult:
             "order": self.spec["order"],
             "nu": self.spec["nu"],
             "gamma": self.spec["gamma"],
+            **{k: self.spec[k] for k in ("kappa", "lam") if k in self.spec},
             "seed": self.spec["seed"],
             "runs": self.runs,
             "horizon": self.horizon,
@@ -191,7 +202,8 @@ class StudyResults(Sequence):
     ----------
     results : tuple of RegretResult
     spec : dict
-        What the policies share: model, weights, K, L, order, horizon, runs, nu, gamma, seed.
+        What the policies share: model, weights, K, L, order, horizon, runs, nu, gamma,
+        kappa (PBM) or lam (DCM), seed, and ``instance`` (the name) for a real instance.
     """
 
     results: tuple
@@ -282,6 +294,8 @@ def study_cells(
     model="cascade",
     nu=None,
     gamma=None,
+    kappa=None,
+    lam=None,
     order="best-first",
     horizon=100_000,
     runs=20,
@@ -292,32 +306,54 @@ def study_cells(
 
     Each ``cell_id`` names the cell's files under ``out/study/``.
     """
+    model_kw = dict(nu=nu, gamma=gamma, kappa=kappa, lam=lam)
     return _plan(
-        weights_or_instance, K, policies, model, nu, gamma, order, horizon, runs, seed, checkpoints
+        weights_or_instance, K, policies, model, model_kw, order, horizon, runs, seed, checkpoints
     )[0]
 
 
-def _plan(
-    weights_or_instance, K, policies, model, nu, gamma, order, horizon, runs, seed, checkpoints
-):
-    """Validated cells (one per policy, ids hashed from the spec), root seed and checkpoints."""
+def _instance(weights_or_instance, K, model, kappa):
+    """(weights, K, kappa, instance name or None) from the first two arguments of :func:`run`."""
     if isinstance(weights_or_instance, CascadeInstance):
         if K is not None and K != weights_or_instance.K:
             raise ValueError(f"K = {K!r} disagrees with the instance's K = {weights_or_instance.K}")
-        weights, K = weights_or_instance.weights, weights_or_instance.K
-    else:
-        if K is None:
-            raise ValueError("K is required when weights are given (1 <= K <= len(weights))")
-        if isinstance(weights_or_instance, (str, bytes)) or np.ndim(weights_or_instance) != 1:
-            raise ValueError(
-                "weights must be a 1-d sequence of attraction probabilities, "
-                f"got {weights_or_instance!r}"
-            )
-        weights = tuple(float(x) for x in V.probabilities("weights", weights_or_instance, ndim=1))
+        return weights_or_instance.weights, weights_or_instance.K, kappa, None
+    if isinstance(weights_or_instance, str) and ":" in weights_or_instance:
+        from cascading_bandits.simulate.real_instances import parse_instance_name
+
+        weights, inst_kappa, inst_K, label = parse_instance_name(weights_or_instance)
+        K = inst_K if K is None else V.list_size(K, len(weights))
+        if model == "pbm" and kappa is None:
+            if K > len(inst_kappa):
+                raise ValueError(
+                    f"{label} has examination probabilities for {len(inst_kappa)} positions; "
+                    f"K = {K} needs kappa= (K values) or K <= {len(inst_kappa)}"
+                )
+            kappa = tuple(inst_kappa[:K])
+        return tuple(weights), K, kappa, label
+    if K is None:
+        raise ValueError("K is required when weights are given (1 <= K <= len(weights))")
+    if isinstance(weights_or_instance, (str, bytes)) or np.ndim(weights_or_instance) != 1:
+        raise ValueError(
+            "weights must be a 1-d sequence of attraction probabilities or a real instance "
+            "name such as 'yandex:4102451:top' (simulate.real_instances.real_instance_names()), "
+            f"got {weights_or_instance!r}"
+        )
+    weights = tuple(float(x) for x in V.probabilities("weights", weights_or_instance, ndim=1))
+    return weights, K, kappa, None
+
+
+def _plan(
+    weights_or_instance, K, policies, model, model_kw, order, horizon, runs, seed, checkpoints
+):
+    """Validated cells (one per policy, ids hashed from the spec), root seed, checkpoints and
+    the real instance's name (or None)."""
+    V.choice("model", model, MODEL_NAMES)
+    nu, gamma, kappa, lam = (model_kw[k] for k in ("nu", "gamma", "kappa", "lam"))
+    weights, K, kappa, label = _instance(weights_or_instance, K, model, kappa)
     pols = _policies(policies)
-    V.choice("model", model, ("cascade", "dbn"))
-    if model == "cascade" and (nu is not None or gamma is not None):
-        raise ValueError("nu and gamma apply to model='dbn' only")
+    if model != "dbn" and (nu is not None or gamma is not None):
+        raise ValueError(f"nu and gamma apply to model='dbn' only, not model={model!r}")
     nu = 1.0 if nu is None else nu
     gamma = 1.0 if gamma is None else gamma
     horizon = V.positive_int("horizon", horizon)
@@ -340,10 +376,12 @@ def _plan(
             runs=runs,
             nu=nu,
             gamma=gamma,
+            kappa=kappa,
+            lam=lam,
         )
         cells.append(dataclasses.replace(cell, cell_id=_cell_id(cell.params, seed_id, cp)))
 
-    return cells, root, cp
+    return cells, root, cp, label
 
 
 def run(
@@ -354,6 +392,8 @@ def run(
     model="cascade",
     nu=None,
     gamma=None,
+    kappa=None,
+    lam=None,
     order="best-first",
     horizon=100_000,
     runs=20,
@@ -368,16 +408,25 @@ def run(
 
     Parameters
     ----------
-    weights_or_instance : sequence of float, shape (L,), or bounds.CascadeInstance
-        Attraction probabilities ``w`` (cascade model) or ``rho`` (DBN), in [0, 1].
+    weights_or_instance : sequence of float, shape (L,), bounds.CascadeInstance, or str
+        Attraction probabilities ``w`` (``rho`` for the DBN), in [0, 1]; or a real instance
+        name (:mod:`simulate.real_instances`, e.g. ``"kdd:19"``, ``"yandex:4102451:top"``).
     K : int
-        Items recommended, ``1 <= K <= L`` (taken from the instance if one is given).
+        Items recommended, ``1 <= K <= L`` (taken from the instance if one is given; a real
+        instance's default is its number of positions).
     policies : str or list of str
         Policy specs, passed to :class:`~simulate.experiments.Cell` unchanged; a string may
         hold several separated by commas (commas inside parentheses belong to a spec).
-    model : {"cascade", "dbn"}
+    model : {"cascade", "dbn", "pbm", "dcm"}
+        A declared click model (:mod:`simulate.models`).
     nu, gamma : float, optional
         DBN satisfaction and persistence (Section 5.3); default 1; dbn model only.
+    kappa : sequence of K floats, optional
+        PBM examination probabilities per position; default a real instance's fitted ones,
+        else ``1/k``; pbm model only.
+    lam : sequence of K floats, optional
+        DCM continuation probabilities after a click, per position; default ``k/(k+1)``;
+        dcm model only.
     order : {"best-first", "worst-first"}
     horizon : int
         Steps n >= 1.
@@ -402,8 +451,9 @@ def run(
     StudyResults
     """
     workers = V.positive_int("workers", workers)
-    cells, root, cp = _plan(
-        weights_or_instance, K, policies, model, nu, gamma, order, horizon, runs, seed, checkpoints
+    model_kw = dict(nu=nu, gamma=gamma, kappa=kappa, lam=lam)
+    cells, root, cp, label = _plan(
+        weights_or_instance, K, policies, model, model_kw, order, horizon, runs, seed, checkpoints
     )
     pols = [c.policy for c in cells]
     seed_id = _seed_identity(root)
@@ -447,8 +497,11 @@ def run(
         "runs": runs,
         "nu": cells[0].nu,
         "gamma": cells[0].gamma,
+        **{k: cells[0].params[k] for k in ("kappa", "lam") if k in cells[0].params},
         "seed": seed_id,
     }
+    if label is not None:
+        shared["instance"] = label
     out_results = []
     for pol, cell, res, was, path in zip(pols, cells, cell_results, reused, stored, strict=True):
         spec = dict(cell.params)

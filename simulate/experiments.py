@@ -9,6 +9,10 @@
 ``dbn-rba``  Extra: the ``dbn`` grid with ranked-klucb-rba (RBA's reward rule as printed; see
             :mod:`simulate.policies`).
 
+Cells on other instances: :func:`b_lb_cell` (B_LB under any click model) and
+:func:`instance_cell` (a real instance of :mod:`simulate.real_instances` by name, e.g.
+``"yandex:4102451:top"``).
+
 Defaults as in the paper: n = 1e5 steps, 20 runs. ``testing=True`` gives a tiny
 subset (two cells per experiment, n = 2000, 3 runs) for smoke tests.
 """
@@ -16,6 +20,8 @@ subset (two cells per experiment, n = 2000, 3 runs) for smoke tests.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +29,7 @@ import numpy as np
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.simulate.models import MODEL_NAMES, make_model
-from cascading_bandits.simulate.policies import order_code, parse_policy
+from cascading_bandits.simulate.policies import format_number, order_code, parse_policy
 
 __all__ = [
     "Cell",
@@ -32,7 +38,8 @@ __all__ = [
     "TABLE_ROWS",
     "default_checkpoints",
     "b_lb_cell",
-    "policy_and_c",
+    "instance_cell",
+    "spec_c",
 ]
 
 #: (L, K, Delta) rows of Tables 1 and 2, in the paper's order
@@ -53,24 +60,16 @@ TESTING_HORIZON = 2000
 TESTING_RUNS = 3
 
 
-def policy_and_c(policy, c=3.0):
-    """(spec, c): the policy spec with the legacy ``c`` folded in, and the cell's ``c``.
+def spec_c(spec) -> float:
+    """The ``c`` of a parsed policy spec, or 3.0 (the paper's value) for a policy without one.
 
-    See :class:`Cell`'s ``c``. ValueError for a bad spec, a bad ``c`` or a conflict.
+    Read-only: what :attr:`Cell.c` holds. A policy's parameters come from its spec alone.
     """
-    spec = parse_policy(policy)
-    c = V.positive_real("c", c, allow_zero=True)
     try:
-        c_default = spec.decl.param("c").default[0]
-    except KeyError:  # a policy without c: the field keeps its default
-        return spec, 3.0
-    if c != c_default:
-        if spec["c"] not in (c_default, c):
-            raise ValueError(
-                f"c = {c:g} contradicts the policy spec {spec.text} (give c in one place)"
-            )
-        spec = spec.replace(c=c)
-    return spec, spec["c"]
+        spec.decl.param("c")
+    except KeyError:  # a policy without c
+        return 3.0
+    return float(spec["c"])
 
 
 @dataclass(frozen=True)
@@ -81,28 +80,36 @@ class Cell:
     ----------
     experiment, cell_id : str
         Names; ``cell_id`` is unique within the experiment and is the file stem on disk.
-    model : {"cascade", "dbn"}
+    model : {"cascade", "dbn", "pbm", "dcm"}
+        A declared click model (:data:`simulate.models.MODEL_NAMES`).
     weights : tuple of float, shape (L,)
-        Attraction probabilities ``w`` (cascade) or ``rho`` (DBN).
+        Attraction probabilities ``w`` (cascade, PBM, DCM) or ``rho`` (DBN).
     K : int
     policy : str
         A policy spec (:func:`simulate.policies.parse_policy`), e.g. ``"cascade-klucb"`` or
-        ``"cascade-ts(prior=2,1)"``; stored as its canonical string (defaults omitted).
+        ``"cascade-ts(prior=2,1)"``; stored as its canonical string (defaults omitted). The
+        policy's parameters come from the spec alone.
     order : {"best-first", "worst-first"}
     horizon : int
         n >= 1.
     runs : int
         >= 1.
-    c : float
-        KL-UCB constant (3 in the paper), kept for existing code: for a policy with a
-        parameter ``c`` it is the spec's ``c`` (``Cell(policy="cascade-klucb", c=0)`` is
-        ``Cell(policy="cascade-klucb(c=0)")``, and ``c`` then reads 0); a spec and a ``c``
-        that disagree, both away from the default 3, are an error. Policies without ``c``
-        ignore it and store the default.
-    nu, gamma : float
-        DBN satisfaction (same for every item) and persistence; 1 for the cascade model.
-    p, delta : float or None
+    nu, gamma : float, keyword only
+        DBN satisfaction (same for every item) and persistence; 1 for the other models.
+    p, delta : float or None, keyword only
         B_LB parameters when the weights are B_LB(L, K, p, delta), else None.
+    kappa : tuple of K floats or None, keyword only
+        PBM examination probabilities per position; None for the model's default
+        (``1/k``), stored resolved. Only for ``model="pbm"``.
+    lam : tuple of K floats or None, keyword only
+        DCM continuation probabilities after a click, per position; None for the default
+        (``k/(k+1)``), stored resolved. Only for ``model="dcm"``.
+
+    Attributes
+    ----------
+    c : float
+        Not an input: the policy spec's ``c`` (3.0 for a policy without one), kept in
+        :attr:`params` so that cells stored before keep their identity.
     """
 
     experiment: str
@@ -114,11 +121,14 @@ class Cell:
     order: str = "best-first"
     horizon: int = 100_000
     runs: int = 20
-    c: float = 3.0
+    c: float = dataclasses.field(default=3.0, init=False)
+    _: dataclasses.KW_ONLY
     nu: float = 1.0
     gamma: float = 1.0
     p: float | None = None
     delta: float | None = None
+    kappa: tuple | None = None
+    lam: tuple | None = None
 
     def __post_init__(self):
         for name in ("experiment", "cell_id"):
@@ -128,21 +138,19 @@ class Cell:
                     f"{name} must be a non-empty name without '/', '\\' or a leading '.', got {v!r}"
                 )
         V.choice("model", self.model, MODEL_NAMES)
-        spec, c = policy_and_c(self.policy, self.c)
+        spec = parse_policy(self.policy)
         object.__setattr__(self, "policy", spec.text)
         order_code(self.order, spec)
         object.__setattr__(self, "horizon", V.positive_int("horizon", self.horizon))
         object.__setattr__(self, "runs", V.positive_int("runs", self.runs))
-        object.__setattr__(self, "c", c)
-        if self.model == "cascade" and (self.nu != 1.0 or self.gamma != 1.0):
-            raise ValueError(
-                "nu and gamma apply to the dbn model only; the cascade model has nu = gamma = 1"
-            )
-        m = make_model(self.model, self.weights, self.K, self.nu, self.gamma)  # validates the rest
-        object.__setattr__(self, "weights", tuple(m.rho if self.model == "dbn" else m.weights))
+        object.__setattr__(self, "c", spec_c(spec))
+        m = self.click_model()  # validates weights, K and the model's parameters
+        object.__setattr__(self, "weights", tuple(m.weights))
         object.__setattr__(self, "K", m.K)
         object.__setattr__(self, "nu", V.probability("nu", self.nu))
         object.__setattr__(self, "gamma", V.probability("gamma", self.gamma, open_low=True))
+        for name in ("kappa", "lam"):
+            object.__setattr__(self, name, getattr(m, name, None))
         if (self.p is None) != (self.delta is None):
             raise ValueError("give both p and delta (a B_LB cell) or neither")
         if self.p is not None:
@@ -158,13 +166,24 @@ class Cell:
 
     def click_model(self):
         """The :mod:`simulate.models` object of this cell."""
-        return make_model(self.model, self.weights, self.K, self.nu, self.gamma)
+        return make_model(
+            self.model, self.weights, self.K, self.nu, self.gamma, kappa=self.kappa, lam=self.lam
+        )
 
     @property
     def params(self) -> dict:
-        """JSON-able parameters (the contract's keys)."""
+        """JSON-able parameters (the contract's keys).
+
+        ``kappa`` and ``lam`` appear for the models that have them only, so the cascade
+        and DBN cells stored before these models existed keep their identity.
+        """
         d = dataclasses.asdict(self)
         d["weights"] = list(self.weights)
+        for name in ("kappa", "lam"):
+            if d[name] is None:
+                del d[name]
+            else:
+                d[name] = list(d[name])
         d["L"] = self.L
         return d
 
@@ -176,6 +195,26 @@ class Cell:
         if horizon is not None:
             kw["horizon"] = horizon
         return dataclasses.replace(self, **kw)
+
+
+def _values_id(values) -> str:
+    """File-safe text of per-position parameters: ``0.5_0.25`` when each value's shortest
+    text is short, else a 10-hex SHA-256 of their reprs (ids stay readable and unique)."""
+    texts = [format_number(x) for x in values]
+    if all(len(t) <= 6 for t in texts):
+        return "_".join(texts)
+    return hashlib.sha256(json.dumps([repr(float(x)) for x in values]).encode()).hexdigest()[:10]
+
+
+def _model_id(model, nu, gamma, kappa, lam) -> str:
+    """The part of a default cell id that names the click model and its parameters."""
+    if model == "dbn":
+        return f"-nu{nu:g}-g{gamma:g}"
+    if model == "pbm":
+        return "-pbm" + ("" if kappa is None else f"-kappa{_values_id(kappa)}")
+    if model == "dcm":
+        return "-dcm" + ("" if lam is None else f"-lam{_values_id(lam)}")
+    return ""
 
 
 def b_lb_cell(
@@ -190,22 +229,24 @@ def b_lb_cell(
     model="cascade",
     nu=1.0,
     gamma=1.0,
+    kappa=None,
+    lam=None,
     horizon=100_000,
     runs=20,
-    c=3.0,
     cell_id=None,
 ) -> Cell:
-    """A cell on B_LB(L, K, p, delta) (eq. (6)); ``cell_id`` defaults to a readable name.
+    """A cell on B_LB(L, K, p, delta) (eq. (6)) under any click model; ``cell_id`` defaults to
+    a readable name.
 
     The default name ends with the policy's canonical spec and the order, so cells of
-    one policy with other parameters never share a name (nor a stored file).
+    one policy with other parameters never share a name (nor a stored file); a model's
+    parameters are in it too (``-nu0.7-g1``, ``-pbm-kappa1_0.5``, ``-dcm``).
     """
     inst = b_lb(L, K, p, delta)
     if cell_id is None:
-        policy = policy_and_c(policy, c)[0].text
+        policy = parse_policy(policy).text
         cell_id = f"L{L}-K{K}-p{p:g}-d{delta:g}"
-        if model == "dbn":
-            cell_id += f"-nu{nu:g}-g{gamma:g}"
+        cell_id += _model_id(model, nu, gamma, kappa, lam)
         cell_id += f"-{policy}-{order}"
     return Cell(
         experiment,
@@ -217,11 +258,76 @@ def b_lb_cell(
         order,
         horizon,
         runs,
-        c,
-        nu,
-        gamma,
-        float(p),
-        float(delta),
+        nu=nu,
+        gamma=gamma,
+        p=float(p),
+        delta=float(delta),
+        kappa=kappa,
+        lam=lam,
+    )
+
+
+def instance_cell(
+    experiment,
+    name,
+    policy,
+    order="best-first",
+    *,
+    model="pbm",
+    K=None,
+    nu=1.0,
+    gamma=1.0,
+    kappa=None,
+    lam=None,
+    horizon=100_000,
+    runs=20,
+    cell_id=None,
+) -> Cell:
+    """A cell on the real instance ``name`` (:func:`simulate.real_instances.parse_instance_name`,
+    e.g. ``"yandex:4102451:top"``, ``"kdd:19"``).
+
+    The instance gives the attraction probabilities ``weights``, the default ``K`` (its
+    number of positions) and, for ``model="pbm"``, the default ``kappa`` (its fitted
+    examination probabilities of positions ``1..K``). Other models take the weights only
+    (the DCM's ``lam`` and the DBN's ``nu``, ``gamma`` are not in the data). The default
+    ``cell_id`` is the instance's name (``:`` as ``-``), the model and its given
+    parameters, ``K`` when it is not the instance's, the policy and the order.
+    """
+    from cascading_bandits.simulate.real_instances import parse_instance_name
+
+    weights, inst_kappa, inst_K, label = parse_instance_name(name)
+    V.choice("model", model, MODEL_NAMES)
+    K = inst_K if K is None else V.list_size(K, len(weights))
+    if model == "pbm" and kappa is None:
+        if K > len(inst_kappa):
+            raise ValueError(
+                f"{label} has examination probabilities for {len(inst_kappa)} positions; "
+                f"K = {K} needs kappa= (K values) or K <= {len(inst_kappa)}"
+            )
+        kappa_used = tuple(inst_kappa[:K])
+    else:
+        kappa_used = kappa
+    if cell_id is None:
+        cell_id = label.replace(":", "-") + _model_id(model, nu, gamma, kappa, lam)
+        if model == "cascade":
+            cell_id += "-cascade"
+        if K != inst_K:
+            cell_id += f"-K{K}"
+        cell_id += f"-{parse_policy(policy).text}-{order}"
+    return Cell(
+        experiment,
+        cell_id,
+        model,
+        tuple(weights),
+        K,
+        policy,
+        order,
+        horizon,
+        runs,
+        nu=nu,
+        gamma=gamma,
+        kappa=kappa_used,
+        lam=lam,
     )
 
 

@@ -78,7 +78,7 @@ def test_same_seed_same_numbers_and_independent_of_other_policies():
 def test_matches_run_cell_with_the_sweep_seed():
     res = _run(policies=["cascade-klucb"])
     r = res[0]
-    cell = Cell(**{k: v for k, v in r.spec.items() if k not in ("L", "seed")})
+    cell = Cell(**{k: v for k, v in r.spec.items() if k not in ("L", "seed", "c")})
     direct = run_cell(cell, cell_seed(as_seed_sequence(1), cell))
     np.testing.assert_array_equal(direct.regret, r.regret)
 
@@ -89,7 +89,7 @@ def test_common_random_numbers():
     root = as_seed_sequence(1)
     keys = []
     for r in res:
-        cell = Cell(**{k: v for k, v in r.spec.items() if k not in ("L", "seed")})
+        cell = Cell(**{k: v for k, v in r.spec.items() if k not in ("L", "seed", "c")})
         keys.append(users_keys(cell_seed(root, cell), tuple(W), 3))
     np.testing.assert_array_equal(keys[0], keys[1])
     # and an oracle on the same users has zero regret
@@ -177,7 +177,7 @@ def test_instance_and_dbn():
         (dict(policies=["cascade-nope"]), ValueError, "policy"),
         (dict(policies=3), TypeError, "policies"),
         (dict(nu=0.5), ValueError, "dbn"),
-        (dict(model="pbm"), ValueError, "model"),
+        (dict(model="ubm"), ValueError, "model"),
         (dict(horizon=0), ValueError, "horizon"),
         (dict(runs=0), ValueError, "runs"),
         (dict(seed=-1), ValueError, "seed"),
@@ -198,3 +198,80 @@ def test_rejects_bad_weights():
         run("0.5,0.2", K=1, horizon=10, runs=1)
     with pytest.raises(ValueError, match="K"):
         run(CascadeInstance((0.5, 0.2), 1), K=2, horizon=10, runs=1)
+
+
+def test_position_based_and_dependent_click_models():
+    p = run(W, K=2, policies="oracle", model="pbm", kappa=(1.0, 0.5), horizon=300, runs=2)
+    assert p[0].spec["model"] == "pbm" and p[0].spec["kappa"] == [1.0, 0.5]
+    assert p.spec["kappa"] == [1.0, 0.5] and "lam" not in p.spec
+    assert (p[0].regret == 0).all()  # monotone kappa: the oracle's list is optimal
+    assert p[0].summary()["kappa"] == [1.0, 0.5]
+    d = run(W, K=2, policies="cascade-klucb", model="dcm", lam=(0.2, 0.9), horizon=300, runs=2)
+    assert d[0].spec["lam"] == [0.2, 0.9] and "kappa" not in d[0].spec
+    # the model parameters are part of the cell's identity
+    other = run(W, K=2, policies="cascade-klucb", model="dcm", lam=(0.9, 0.2), horizon=300, runs=2)
+    assert other[0].spec["cell_id"] != d[0].spec["cell_id"]
+    assert not np.array_equal(other[0].regret, d[0].regret)
+    default = run(W, K=2, policies="cascade-klucb", model="dcm", horizon=300, runs=2)
+    assert default[0].spec["lam"] == [0.5, 2 / 3]
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(model="cascade", kappa=(1.0, 0.5)), "kappa applies to the pbm model only"),
+        (dict(model="pbm", lam=(1.0, 0.5)), "lam applies to the dcm model only"),
+        (dict(model="pbm", nu=0.5), "dbn"),
+        (dict(model="dcm", lam=(1.0,)), "K = 2"),
+    ],
+)
+def test_rejects_misplaced_model_parameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        _run(**kw)
+
+
+def test_real_instance_by_name():
+    r = run("kdd:19", policies="oracle", model="pbm", horizon=200, runs=1)
+    assert r.spec["instance"] == "kdd:19" and r.spec["K"] == 3 and r.spec["L"] == 5
+    assert r[0].spec["kappa"] == [1.0, 0.48574928517746124, 0.3297979789061402]
+    assert (r[0].regret == 0).all()
+    c = run("kdd:19", K=2, policies="cascade-klucb", model="dcm", horizon=200, runs=1)
+    assert c[0].spec["K"] == 2 and c[0].spec["model"] == "dcm"
+    with pytest.raises(ValueError, match="3 positions"):
+        run("kdd:19", K=4, policies="oracle", model="pbm", horizon=10, runs=1)
+    with pytest.raises(ValueError, match="real_instance_names"):
+        run("kdd:nope", policies="oracle", horizon=10, runs=1)
+
+
+@pytest.fixture
+def klucb_c5():
+    """CascadeKL-UCB's kernel declared again with c = 5 as its default."""
+    from cascading_bandits.simulate.policies import (
+        Param,
+        get_policy,
+        register_policy,
+        unregister_policy,
+    )
+
+    base = get_policy("cascade-klucb")
+    register_policy(
+        "zz-klucb5",
+        params=(Param("c", 5.0, 0.0),),
+        kernel=base.kernel,
+        reference=base.reference,
+        uses_lazy=True,
+    )
+    yield "zz-klucb5"
+    unregister_policy("zz-klucb5")
+
+
+def test_policy_parameters_come_from_the_spec_alone(klucb_c5):
+    """A policy's default c is its own (5 here, not the paper's 3), and c = 50 in its spec is
+    not refused: no cell-level c overrides or contradicts the spec."""
+    mine = _run(policies=[klucb_c5, f"{klucb_c5}(c=50)"])
+    same = _run(policies=["cascade-klucb(c=5)", "cascade-klucb(c=50)"])
+    paper = _run(policies=["cascade-klucb"])
+    assert mine[0].spec["c"] == 5.0 and mine[1].spec["c"] == 50.0
+    np.testing.assert_array_equal(mine[0].regret, same[0].regret)
+    np.testing.assert_array_equal(mine[1].regret, same[1].regret)
+    assert not np.array_equal(mine[0].regret, paper[0].regret)

@@ -123,3 +123,72 @@ def test_cellresult_statistics_by_hand():
     with pytest.raises(ValueError, match="regret must have shape"):
         CellResult({}, [5, 10, 20], reg, np.zeros((3, 2)))
     assert not r.regret.flags.writeable
+
+
+# ---------------------------------------------------------------------------------------
+# position-based and dependent click models in cells; policy parameters from the spec
+# ---------------------------------------------------------------------------------------
+
+_KW = dict(experiment="x", cell_id="c", weights=(0.3, 0.2, 0.1), K=2, policy="cascade-klucb")
+
+
+def test_cells_carry_the_position_parameters():
+    pbm = Cell(model="pbm", kappa=(1, 0.5), **_KW)
+    assert pbm.kappa == (1.0, 0.5) and pbm.lam is None
+    assert pbm.params["kappa"] == [1.0, 0.5] and "lam" not in pbm.params
+    assert pbm.click_model().kappa == (1.0, 0.5)
+    # None resolves to the model's default, stored explicitly
+    assert Cell(model="dcm", **_KW).lam == (0.5, 2 / 3)
+    assert Cell(model="dcm", **_KW).params["lam"] == [0.5, 2 / 3]
+    # the cascade and DBN cells keep the parameter set cells were stored with before
+    legacy = {"experiment", "cell_id", "model", "weights", "K", "policy", "order", "horizon",
+              "runs", "c", "nu", "gamma", "p", "delta", "L"}  # fmt: skip
+    assert set(Cell(model="cascade", **_KW).params) == legacy
+    assert set(Cell(model="dbn", nu=0.7, **_KW).params) == legacy
+    # in the default ids: other parameters, other files
+    ids = {
+        b_lb_cell("x", 8, 2, 0.2, 0.1, "cascade-klucb", model=m, **kw).cell_id
+        for m, kw in [
+            ("cascade", {}),
+            ("pbm", {}),
+            ("pbm", dict(kappa=(1, 0.5))),
+            ("pbm", dict(kappa=(1, 0.25))),
+            ("pbm", dict(kappa=(1, 1 / 3))),
+            ("dcm", {}),
+            ("dcm", dict(lam=(0.5, 0.5))),
+        ]
+    }
+    assert len(ids) == 7
+    assert "-pbm-kappa1_0.5-" in b_lb_cell("x", 8, 2, 0.2, 0.1, "oracle", model="pbm",
+                                          kappa=(1, 0.5)).cell_id  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "kw,msg",
+    [
+        (dict(model="cascade", kappa=(1, 1)), "kappa applies to the pbm model only"),
+        (dict(model="dbn", lam=(1, 1)), "lam applies to the dcm model only"),
+        (dict(model="pbm", lam=(1, 1)), "lam applies to the dcm model only"),
+        (dict(model="pbm", nu=0.5), "dbn model only"),
+        (dict(model="dcm", gamma=0.5), "dbn model only"),
+        (dict(model="pbm", kappa=(1, 0.5, 0.2)), "K = 2"),
+        (dict(model="dcm", lam=(1, -0.5)), r"\[0, 1\]"),
+    ],
+)
+def test_cells_refuse_misplaced_model_parameters(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        Cell(**_KW, **kw)
+
+
+def test_policy_parameters_come_from_the_spec_alone():
+    """No cell-level c: the spec's c is the cell's, a policy without c reads 3.0."""
+    assert Cell(model="cascade", **{**_KW, "policy": "cascade-klucb(c=0)"}).c == 0.0
+    assert Cell(model="cascade", **{**_KW, "policy": "cascade-klucb"}).c == 3.0
+    assert Cell(model="cascade", **{**_KW, "policy": "cascade-ucb1(alpha=2)"}).c == 3.0
+    with pytest.raises(TypeError, match="c"):
+        Cell(model="cascade", c=0, **_KW)
+    with pytest.raises(TypeError):  # past runs, only keywords: (..., runs, c, nu) is refused
+        Cell("x", "c", "cascade", (0.3, 0.2), 1, "cascade-klucb", "best-first", 10, 1, 0.0, 1.0)
+    with pytest.raises(TypeError):
+        b_lb_cell("x", 8, 2, 0.2, 0.1, "cascade-klucb", c=0)
+    assert b_lb_cell("x", 8, 2, 0.2, 0.1, "cascade-klucb(c=0)").c == 0.0
