@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import platform
 import subprocess
 import time
@@ -49,14 +50,19 @@ def _git_dirty(where=None):
 
     Untracked files are not counted: result directories and scratch files would make every
     tree dirty, while changed code is always a tracked change once it is committed.
+
+    Read-only: ``git --no-optional-locks status`` (and ``GIT_OPTIONAL_LOCKS=0``) does not
+    refresh the index, so it never takes ``.git/index.lock`` in the user's checkout, where
+    a ``git commit`` at that moment would otherwise fail.
     """
     try:
         out = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
             cwd=where or Path(__file__).resolve().parent,
             capture_output=True,
             text=True,
             timeout=10,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         )
     except (OSError, subprocess.SubprocessError):
         return None

@@ -1,26 +1,40 @@
 """Sweeps: map the cells of an experiment over any ``concurrent.futures.Executor``.
 
 Seeds: one root ``SeedSequence(seed)``; cell ``x`` gets
-``SeedSequence(root.entropy, spawn_key=root.spawn_key + (cell_word(x),))`` with
-``cell_word`` a 32-bit hash of ``"<experiment>/<cell_id>"`` -- a spawn keyed by the cell's
-name rather than its position, so a cell has the same numbers in the full grid, in the
-TESTING subset and after a resume. The users of run ``r`` depend only on the root
-entropy, the instance and ``r`` (:func:`simulate.rng.users_keys`), so the policies of an
-experiment meet the same users. A cell's numbers depend on nothing else: serial, process
-pool and Dask runs are bit-identical.
+``SeedSequence(root.entropy, spawn_key=root.spawn_key + (CELL_TAG, w0, w1))`` with
+``(w0, w1)`` two 32-bit words of a SHA-256 of what the cell computes -- its click model,
+weights, K, canonical policy spec, order, nu and gamma (:func:`cell_content`) -- and not
+of its name, its runs or its horizon. So one seed gives one result whatever the entry
+point (``cascading simulate``, an experiment, ``cascading study``, :func:`simulate.run`)
+and whatever the cell is called; run ``r`` of a cell is the same in the full grid, in the
+TESTING subset and after a resume, and a shorter horizon is a prefix of a longer one.
+The users of run ``r`` depend only on the root entropy, the instance and ``r``
+(:func:`simulate.rng.users_keys`), so the policies of an experiment meet the same users.
+A cell's numbers depend on nothing else: serial, process pool and Dask runs are
+bit-identical.
 
 Each finished cell is written at once, atomically (:mod:`simulate.store`), by the
-calling process; a re-run loads what is there and computes only what is missing.
+calling process; a re-run loads what is there and computes only what is missing. While
+:func:`run_cells` runs, the output directory is locked (``fcntl.flock`` on
+:data:`LOCK_NAME` in it): a second sweep on the same directory fails at once, naming
+the holder's pid, instead of interleaving its cells with the first one's. The worker
+processes of a local pool die with the process that started them
+(``PR_SET_PDEATHSIG`` on Linux, and a watchdog thread polling the parent's pid).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import hashlib
+import json
 import multiprocessing
 import os
+import signal
+import socket
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -43,23 +57,135 @@ from cascading_bandits.simulate.store import (
     stored_identity,
 )
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: no directory lock
+    fcntl = None
+
 __all__ = [
     "run_experiment",
     "run_experiments",
     "run_cells",
     "cell_seed",
+    "cell_content",
     "check_writable_dir",
     "estimate",
     "check_resources",
+    "CELL_TAG",
+    "LOCK_NAME",
 ]
+
+#: tag in a cell's spawn key ("CELL" in ASCII); the users' keys use another (simulate.rng)
+CELL_TAG = 0x43454C4C
+#: lock file a sweep holds in its output directory while it runs
+LOCK_NAME = ".cascading-sweep.lock"
+#: seconds between two checks of a pool worker that its parent is alive
+WATCH_SECONDS = 0.5
+
+
+def cell_content(cell: Cell) -> str:
+    """What a cell computes, as canonical JSON: model, weights (``repr`` of each float), K,
+    canonical policy spec, order, nu, gamma and the per-position parameters of the models
+    that have them (``kappa``, ``lam``) -- not its names, runs or horizon."""
+    doc = {
+        "model": cell.model,
+        "weights": [repr(float(w)) for w in cell.weights],
+        "K": int(cell.K),
+        "policy": cell.policy,
+        "order": cell.order,
+        "nu": repr(float(cell.nu)),
+        "gamma": repr(float(cell.gamma)),
+    }
+    for name in ("kappa", "lam"):
+        v = getattr(cell, name, None)
+        if v is not None:
+            doc[name] = [repr(float(x)) for x in v]
+    return json.dumps(doc, sort_keys=True)
 
 
 def cell_seed(root: np.random.SeedSequence, cell: Cell) -> np.random.SeedSequence:
-    """The cell's SeedSequence: a child of ``root`` keyed by a hash of the cell's name."""
-    h = hashlib.sha256(f"{cell.experiment}/{cell.cell_id}".encode()).digest()
+    """The cell's SeedSequence: a child of ``root`` keyed by what it computes (module
+    docstring): ``spawn_key = root.spawn_key + (CELL_TAG, w0, w1)``."""
+    if not isinstance(root, np.random.SeedSequence):
+        raise ValueError(f"root must be a numpy SeedSequence, got {type(root).__name__}")
+    if not isinstance(cell, Cell):
+        raise ValueError(f"cell must be a simulate.experiments.Cell, got {type(cell).__name__}")
+    h = hashlib.sha256(cell_content(cell).encode()).digest()
+    words = (int.from_bytes(h[:4], "little"), int.from_bytes(h[4:8], "little"))
     return np.random.SeedSequence(
-        root.entropy, spawn_key=tuple(root.spawn_key) + (int.from_bytes(h[:4], "little"),)
+        root.entropy, spawn_key=(*tuple(root.spawn_key), CELL_TAG, *words)
     )
+
+
+def _holder(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").split()
+    except OSError:
+        text = []
+    if len(text) >= 2 and text[0].isdigit():
+        return f"pid {text[0]} on {text[1][:64]}"
+    return "a process that has not written its pid yet"
+
+
+@contextlib.contextmanager
+def _dir_lock(out_dir):
+    """Hold an exclusive ``flock`` on ``out_dir/LOCK_NAME`` (the kernel drops it when the
+    process dies, however it dies); ValueError at once, naming the holder, if another
+    process holds it. No lock where ``fcntl`` does not exist (not POSIX)."""
+    if fcntl is None:
+        yield
+        return
+    path = Path(out_dir) / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise ValueError(f"cannot create the lock file {path}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(
+                f"{Path(out_dir)} is in use by another sweep ({_holder(path)}, lock file "
+                f"{path}); wait for it to finish, or use another output directory"
+            ) from None
+        except OSError as exc:
+            raise ValueError(
+                f"cannot lock {path} ({exc.strerror or exc}); this file system does not "
+                "support flock: use another output directory"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {socket.gethostname()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock; the file stays (unlinking it would race an opener)
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        if os.getppid() != parent:
+            os._exit(1)  # orphaned: the main process is gone, its results with it
+        time.sleep(WATCH_SECONDS)
+
+
+def _worker_init(parent: int) -> None:
+    """Initializer of a pool worker: die with the process that started it.
+
+    On Linux the kernel sends SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``);
+    a daemon thread polling ``os.getppid()`` covers other systems and the moment before
+    the prctl (a parent that died already). Without this, a SIGKILLed sweep left its
+    workers computing (and the resource tracker, whose pipe they hold) for a whole cell.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
 def _work(cell, ss, threads, checkpoints=None):
@@ -90,7 +216,9 @@ def _make_executor(workers, scheduler):
     if workers == 1:
         return None, None, (lambda: None)
     ctx = multiprocessing.get_context("spawn")  # numba's threads do not survive fork safely
-    ex = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    ex = cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
+    )
     return ex, 1, (lambda: ex.shutdown(wait=True, cancel_futures=True))
 
 
@@ -200,11 +328,15 @@ def _check_stored(cell, root, out_dir, notes):
     ss = cell_seed(root, cell)
     want = {"entropy": str(ss.entropy), "spawn_key": [int(x) for x in ss.spawn_key]}
     if seed != want:
-        got = "no seed" if seed is None else f"seed entropy {seed['entropy']}"
+        if seed["entropy"] != want["entropy"]:
+            got, asked = f"seed entropy {seed['entropy']}", f"seed entropy {want['entropy']}"
+        else:
+            got = f"seed entropy {seed['entropy']}, spawn key {seed['spawn_key']}"
+            asked = f"spawn key {want['spawn_key']}"
         raise ValueError(
             f"stored cell {where} in {Path(out_dir).absolute()} was computed with {got}, this run "
-            f"asks for seed entropy {want['entropy']}; use another output directory for another "
-            "seed, or overwrite=True (--overwrite)"
+            f"asks for {asked}; use another output directory for another seed, or "
+            "overwrite=True (--overwrite)"
         )
     res = load_result(cell_paths(out_dir, cell.experiment, cell.cell_id)[1])
     if not same_numbers(res.provenance.get("engine_version"), cell.policy, len(cell.weights)):
@@ -246,12 +378,17 @@ def run_cells(
     executor : concurrent.futures.Executor, optional
         Any executor (used as is, not shut down); overrides ``workers`` and ``scheduler``.
     overwrite : bool
-        Recompute and replace stored cells (otherwise they are loaded and verified).
+        Recompute and replace stored cells (otherwise they are loaded and verified; a
+        stored cell that fails verification is an error naming its file, never replaced
+        silently).
     progress : bool
         Progress on stderr: a tqdm bar on a terminal, plain lines otherwise.
     checkpoints : array_like of int, optional
         Steps recorded in every computed cell (:func:`simulate.runner.run_cell`); stored
         cells are loaded as they are, so give cells whose ids differ by checkpoints.
+
+    The directory is locked while this runs (module docstring): ValueError at once if
+    another sweep holds it.
     """
     root = as_seed_sequence(seed)
     if workers is not None:
@@ -260,6 +397,17 @@ def run_cells(
     if len(set(ids)) != len(ids):
         raise ValueError("cell ids must be unique within an experiment")
     check_writable_dir(out_dir, option="the output directory")
+    with _dir_lock(out_dir):
+        return _run_locked(
+            cells, out_dir, root, workers, scheduler, executor, overwrite, progress, desc,
+            checkpoints,
+        )  # fmt: skip
+
+
+def _run_locked(
+    cells, out_dir, root, workers, scheduler, executor, overwrite, progress, desc, checkpoints
+):
+    """:func:`run_cells` once the output directory is locked."""
     results = [None] * len(cells)
     todo = []
     notes = []

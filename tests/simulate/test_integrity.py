@@ -20,6 +20,7 @@ from cascading_bandits.simulate.store import (
     array_digest,
     load_result,
     load_results,
+    record_digest,
     save_result,
 )
 from cascading_bandits.simulate.sweep import run_experiment
@@ -155,8 +156,10 @@ def test_stored_json_records_seed_and_hashes(seed7):
     out, res = seed7
     cid = res[0].params["cell_id"]
     doc = json.loads((out / "table1" / f"{cid}.json").read_text())
-    assert doc["format"] == FORMAT == 2
-    assert doc["seed"]["entropy"] == "7" and len(doc["seed"]["spawn_key"]) == 1
+    assert doc["format"] == FORMAT == 3
+    assert doc["seed"]["entropy"] == "7" and len(doc["seed"]["spawn_key"]) == 3
+    assert doc["seed"]["spawn_key"][0] == sweep.CELL_TAG
+    assert doc["record_sha256"] == record_digest(doc)
     assert doc["seed"]["spawn_key"] == [
         int(x)
         for x in sweep.cell_seed(
@@ -183,6 +186,12 @@ def test_old_format_is_refused(seed7, tmp_path):
     with pytest.raises(ValueError, match="format 1") as exc:
         _run(out)
     assert str(js) in str(exc.value)
+    # format 2 (cells seeded by their names, no record hash) is refused too, by name
+    doc["format"] = 2
+    js.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="format 2.*seeds by their names") as exc:
+        _run(out)
+    assert str(js) in str(exc.value) and _one_line(exc.value)
 
 
 def test_one_run_is_strict_json(tmp_path, capsys):

@@ -10,7 +10,7 @@ from cascading_bandits.reports.cli import main
 from cascading_bandits.simulate import run_cell
 from cascading_bandits.simulate.engine import ENGINE_VERSION, same_numbers
 from cascading_bandits.simulate.experiments import b_lb_cell
-from cascading_bandits.simulate.store import load_result, load_results, save_result
+from cascading_bandits.simulate.store import load_result, load_results, record_digest, save_result
 from cascading_bandits.simulate.sweep import run_experiment
 
 
@@ -236,6 +236,7 @@ def test_results_of_an_older_engine_with_the_same_numbers_are_resumed(tmp_path):
     for js in (tmp_path / "table1").glob("*.json"):
         doc = json.loads(js.read_text())
         doc["provenance"]["engine_version"] = 2  # version 3 changed cascade-ts at L >= 128 only
+        doc["record_sha256"] = record_digest(doc)  # as an older engine would have sealed it
         js.write_text(json.dumps(doc))
     again = run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
     assert [r.provenance["engine_version"] for r in again] == [2] * len(first)
@@ -248,6 +249,7 @@ def test_results_of_another_engine_version_are_not_resumed(tmp_path):
     js = next((tmp_path / "table1").glob("*.json"))
     doc = json.loads(js.read_text())
     doc["provenance"]["engine_version"] = 1  # before the policy registry: other numbers
+    doc["record_sha256"] = record_digest(doc)
     js.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="engine version"):
         run_experiment("table1", tmp_path, testing=True, workers=1, progress=False)
