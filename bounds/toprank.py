@@ -57,6 +57,7 @@ __all__ = [
 #: ``c = 4 sqrt(2/pi) / erf(sqrt 2) = 3.3436764...`` of [LS20] Exercise 20.11 (printed there
 #: as "approximately 3.43", which the formula does not give: it evaluates to 3.34)
 EXERCISE_20_11_C = 4.0 * math.sqrt(2.0 / math.pi) / math.erf(math.sqrt(2.0))
+_LOG_C = math.log(EXERCISE_20_11_C)
 
 #: click models of :func:`click_probabilities` (``pbm``: position-based; ``dcm``: dependent)
 MODELS = ("cascade", "pbm", "dbn", "dcm")
@@ -78,7 +79,8 @@ def toprank_threshold_scalar(N, delta):
     """
     if N <= 0.0:
         return math.inf
-    return math.sqrt(2.0 * N * math.log(EXERCISE_20_11_C * math.sqrt(N) / delta))
+    # log c + log sqrt(N) - log delta: no overflow for a subnormal delta
+    return math.sqrt(2.0 * N * (_LOG_C + 0.5 * math.log(N) - math.log(delta)))
 
 
 def _delta(delta) -> float:
@@ -102,7 +104,7 @@ def toprank_threshold(N, delta):
     a = V.as_float_array("N", N)
     if (a < 1).any() or not np.isfinite(a).all() or (a != np.floor(a)).any():
         raise ValueError("N must hold integers >= 1 (counts of rounds with U_ij != 0)")
-    out = np.sqrt(2.0 * a * np.log(EXERCISE_20_11_C * np.sqrt(a) / d))
+    out = np.sqrt(2.0 * a * (_LOG_C + 0.5 * np.log(a) - math.log(d)))
     return float(out) if out.ndim == 0 else out
 
 
@@ -114,13 +116,17 @@ def _LK(L, K):
     return L, V.list_size(K, L)
 
 
+#: largest horizon accepted (as the bound registry's)
+MAX_N = 2**62
+
+
 def _horizons(n):
-    """Validated horizon(s) >= 1 as float64 and whether ``n`` was a scalar."""
+    """Validated horizon(s) in [1, MAX_N] as float64 and whether ``n`` was a scalar."""
     if V.ndim(n) == 0 and not isinstance(n, (str, bytes)):
-        return np.float64(V.positive_int("n", n)), True
+        return np.float64(V.bounded_int("n", n, MAX_N, "2^62, the registry's horizon limit")), True
     a = V.as_float_array("n", n)
-    if (a < 1).any() or not np.isfinite(a).all() or (a != np.floor(a)).any():
-        raise ValueError("n must hold integers >= 1 (horizons)")
+    if (a < 1).any() or not np.isfinite(a).all() or (a != np.floor(a)).any() or (a > MAX_N).any():
+        raise ValueError("n must hold integers in [1, 2^62] (horizons)")
     return a, False
 
 
@@ -141,7 +147,7 @@ def log_term(n, delta=None):
     With ``delta = 1/n`` it is ``log c + 1.5 log n``. Scalar or array ``n`` (integers >= 1).
     """
     a, scalar = _horizons(n)
-    out = np.log(EXERCISE_20_11_C) + 0.5 * np.log(a) - np.log(_deltas(delta, a))
+    out = _LOG_C + 0.5 * np.log(a) - np.log(_deltas(delta, a))
     return float(out) if scalar else out
 
 
@@ -162,12 +168,20 @@ def failure_term(L, K, n, delta=None):
     return float(out) if scalar else out
 
 
+def _list_size(K, L, name):
+    """``V.list_size`` with a message naming the weights' parameter too (K > L)."""
+    K = V.positive_int("K", K)
+    if K > L:
+        raise ValueError(f"K must satisfy 1 <= K <= L, the {L} items of {name}; got K = {K}")
+    return K
+
+
 def _sorted_alpha(weights, K):
     w = V.probabilities("weights", weights, ndim=1)
     if w.size == 0:
         raise ValueError("weights must hold at least one attractiveness")
-    L, K = _LK(w.size, K)
-    return np.sort(w)[::-1], L, K
+    L = V.bounded_int("L", w.size, V.MAX_ITEMS, "the number of items the bounds support")
+    return np.sort(w)[::-1], L, _list_size(K, L, "weights")
 
 
 def gap_dependent_pair_sum(weights, K) -> float:
@@ -185,7 +199,7 @@ def gap_dependent_pair_sum(weights, K) -> float:
             j = i + 1 + int(np.flatnonzero(d <= 0)[0])
             raise ValueError(
                 f"Theorem 32.2's gap-dependent bound is infinite at a tie: alpha({i + 1}) = "
-                f"alpha({j + 1}) = {a[i]!r} (items sorted by decreasing attractiveness); it "
+                f"alpha({j + 1}) = {float(a[i])!r} (items sorted by decreasing attractiveness); it "
                 "needs alpha(1) > ... > alpha(K) > alpha(K+1)"
             )
         total += float(np.sum(6.0 * (a[i] + a[i + 1 :]) / d))
@@ -318,12 +332,18 @@ def click_probabilities(model, lst, attract, *, nu=1.0, gamma=1.0, kappa=None, l
     """
     alpha = V.probabilities("attract", attract, ndim=1)
     L = alpha.size
-    lst = np.asarray(lst)
+    try:
+        lst = np.asarray(lst)
+    except (TypeError, ValueError):
+        raise ValueError(f"lst must be a 1-d sequence of item ids, got {V.show(lst)}") from None
     if lst.ndim != 1 or lst.size == 0 or not np.issubdtype(lst.dtype, np.integer):
-        raise ValueError("lst must be a 1-d sequence of item ids")
-    K = V.list_size(lst.size, L)
+        raise ValueError(f"lst must be a 1-d sequence of item ids, got {V.show(lst)}")
+    K = _list_size(lst.size, L, "attract")
     if len(set(lst.tolist())) != K or lst.min() < 0 or lst.max() >= L:
-        raise ValueError(f"lst must hold {K} distinct item ids in 0..{L - 1}, got {lst.tolist()}")
+        raise ValueError(
+            f"lst must hold {K} distinct item ids in 0..{L - 1} (attract has {L} items), "
+            f"got {lst.tolist()}"
+        )
     nus, g, kap, la = _model_params(model, L, K, nu, gamma, kappa, lam)
     return _clicks(model, lst, alpha, nus, g, kap, la)
 
@@ -381,7 +401,8 @@ def assumption_32_1_violation(
     """
     alpha = V.probabilities("attract", attract, ndim=1)
     L = alpha.size
-    K = V.list_size(K, L)
+    K = _list_size(K, L, "attract")
+    tol = V.positive_real("tol", tol, allow_zero=True)
     if not isinstance(parts, str) or not parts or set(parts) - set("bcd"):
         raise ValueError(f"parts must be a non-empty string of b, c, d; got {V.show(parts)}")
     if callable(model):
@@ -452,7 +473,7 @@ def assumption_32_1_reason(model, attract, K, *, nu=1.0, gamma=1.0, kappa=None, 
     """
     alpha = V.probabilities("attract", attract, ndim=1)
     L = alpha.size
-    K = V.list_size(K, L)
+    K = _list_size(K, L, "attract")
     nus, _, kap, la = _model_params(model, L, K, nu, gamma, kappa, lam)
     if model == "pbm" and np.any(np.diff(kap) > 0):
         k = int(np.flatnonzero(np.diff(kap) > 0)[0])
