@@ -42,7 +42,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CellResult", "check_result", "regret_rounding", "ROUNDING_PER_STEP"]
+__all__ = [
+    "CellResult",
+    "check_result",
+    "check_params",
+    "regret_rounding",
+    "ROUNDING_PER_STEP",
+    "PARAM_KEYS",
+]
 
 #: bound on the fall of the computed regret per step, per recommended item and per unit of
 #: ``max(1, f(A*))``: 21 u with u = 2**-53 (module docstring)
@@ -91,8 +98,8 @@ def _as_array(name, x, kind, allowed):
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be {allowed}, got an irregular sequence ({exc})") from None
     if a.dtype.kind == "O" or a.dtype.kind not in ("iu" if kind == "i" else "iuf"):
-        if kind == "i" and a.dtype.kind == "f" and a.size and np.isfinite(a).all():
-            if (a == np.round(a)).all() and np.abs(a).max() < 2.0**63:
+        if kind == "i" and a.dtype.kind == "f" and np.isfinite(a).all():
+            if (a == np.round(a)).all() and (a.size == 0 or np.abs(a).max() < 2.0**63):
                 return a.astype(np.int64)  # whole floats, e.g. from a hand-made list
         raise ValueError(f"{name} must be {allowed}, got dtype {a.dtype}")
     if kind == "i":
@@ -167,7 +174,7 @@ class CellResult:
                 f"got {cnt.shape}"
             )
         if (cnt < 0).any():
-            raise ValueError(f"counts must be >= 0 (observation counts), got {cnt.min()}")
+            raise ValueError(f"counts must be >= 0 (observation counts), got {int(cnt.min())}")
         for name, a in (("checkpoints", cp), ("regret", reg), ("counts", cnt)):
             a = a.copy()
             a.setflags(write=False)
@@ -237,8 +244,9 @@ def _is_real(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def _check_params(p: dict):
-    """The model built from ``p`` (ValueError naming the parameter that is wrong)."""
+def check_params(p: dict):
+    """The click model of a cell's parameters ``p`` (:data:`PARAM_KEYS`, and ``kappa`` /
+    ``lam`` for the models that have them); ValueError naming the parameter that is wrong."""
     from cascading_bandits.simulate.models import MODEL_NAMES, make_model
     from cascading_bandits.simulate.policies.registry import ORDERS
 
@@ -306,7 +314,7 @@ def check_result(result: CellResult) -> None:
     ``0 <= T_n(e) <= n + 1`` and ``sum_e T_n(e) <= L + K n`` per run.
     """
     p = result.params
-    model = _check_params(p)
+    model = check_params(p)
     cp, reg, cnt = result.checkpoints, result.regret, result.counts
     n, runs, K, L = p["horizon"], p["runs"], p["K"], p["L"]
     if int(cp[-1]) != n:
@@ -322,7 +330,7 @@ def check_result(result: CellResult) -> None:
         r, j = np.argwhere(low < 0)[0]
         raise ValueError(
             f"regret must be >= 0 up to rounding ({regret_rounding(K, t[j], fstar):.3g} at step "
-            f"{cp[j]}), got {reg[r, j]!r} in run {r}"
+            f"{cp[j]}), got {float(reg[r, j])!r} in run {r}"
         )
     fall = np.diff(reg, axis=1) + regret_rounding(K, np.diff(t), fstar)
     if (fall < 0).any():
@@ -330,25 +338,26 @@ def check_result(result: CellResult) -> None:
         raise ValueError(
             "regret must be non-decreasing up to rounding "
             f"({regret_rounding(K, t[j + 1] - t[j], fstar):.3g} "
-            f"over steps {cp[j]}..{cp[j + 1]}), got {reg[r, j]!r} then {reg[r, j + 1]!r} in run {r}"
+            f"over steps {cp[j]}..{cp[j + 1]}), got {float(reg[r, j])!r} then "
+            f"{float(reg[r, j + 1])!r} in run {r}"
         )
     high = t * fstar * (1 + _UPPER_SLACK)
     if (reg > high).any():
         r, j = np.argwhere(reg > high)[0]
         raise ValueError(
-            f"regret must be <= t f(A*) = {cp[j]} x {fstar:.6g} at step {cp[j]} (a step's "
-            f"regret is at most the optimal reward), got {reg[r, j]!r} in run {r}"
+            f"regret must be <= t f* = {cp[j]} x {fstar:.6g} at step {cp[j]} (a step's "
+            f"regret is at most the optimal reward), got {float(reg[r, j])!r} in run {r}"
         )
     if cnt.max() > n + 1:
         r, e = np.argwhere(cnt > n + 1)[0]
         raise ValueError(
             f"counts must be <= horizon + 1 = {n + 1} (one observation a step and one before), "
-            f"got {cnt[r, e]} for item {e} in run {r}"
+            f"got {int(cnt[r, e])} for item {e} in run {r}"
         )
     tot = cnt.sum(axis=1)
     if tot.max() > L + K * n:
         r = int(np.argmax(tot))
         raise ValueError(
             f"counts of a run must add up to at most L + K n = {L + K * n} (at most K "
-            f"observations a step and one of each item before), got {tot[r]} in run {r}"
+            f"observations a step and one of each item before), got {int(tot[r])} in run {r}"
         )
