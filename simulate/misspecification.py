@@ -56,10 +56,27 @@ DEFAULT_POLICIES = ("cascade-ucb1", "cascade-klucb", "cascade-ts", "ranked-klucb
 DEFAULT_MODELS = ("cascade", "pbm", "dcm")
 #: two-sided level of every interval here
 LEVEL = 0.95
+#: regret-curve points kept per cell (log-spaced checkpoints) for the figures
+CURVE_POINTS = 16
 
 
 def _t(level, runs):
     return float(stats.t.ppf(0.5 + level / 2, runs - 1)) if runs > 1 else math.nan
+
+
+def _curve_points(checkpoints, points: int = CURVE_POINTS) -> np.ndarray:
+    """Indices of about ``points`` checkpoints spread evenly in log t, the last one included."""
+    cp = np.asarray(checkpoints, float)
+    if cp.size <= points:
+        return np.arange(cp.size)
+    targets = np.geomspace(cp[0], cp[-1], points)
+    pick = np.unique(np.searchsorted(cp, targets).clip(0, cp.size - 1))
+    return np.union1d(pick, [cp.size - 1])
+
+
+def _sig(x, digits: int = 6) -> float:
+    """``x`` to ``digits`` significant digits (the stored curves are for drawing)."""
+    return float(f"{float(x):.{digits - 1}e}")
 
 
 def bound_verdicts(inst: CascadeInstance, model: str, policy: str, horizon: int, lo, hi):
@@ -91,6 +108,8 @@ def bound_verdicts(inst: CascadeInstance, model: str, policy: str, horizon: int,
     for b in bounds_for_policy(spec.name, spec.params, kind="upper", form="constant"):
         failed = b.failed_premise(inst, horizon, model)
         model_ok = model in b.models
+        # the instance's premises alone, asked in a model the bound is proved for
+        failed_inst = b.failed_premise(inst, horizon, model if model_ok else b.models[0])
         value = None
         try:
             value = float(b(inst, horizon, model=model if model_ok else b.models[0]))
@@ -109,6 +128,7 @@ def bound_verdicts(inst: CascadeInstance, model: str, policy: str, horizon: int,
                 "bound": b.name,
                 "premise_model": model_ok,
                 "failed_premise": failed,
+                "failed_instance_premise": failed_inst,
                 "value": value,
                 "verdict": verdict,
             }
@@ -190,7 +210,9 @@ def run_instance(
     -------
     dict
         ``instance``, ``model``, ``L``, ``K``, ``horizon``, ``runs``, ``rows`` (one per
-        policy: ``policy``, ``mean``, ``stderr``, ``ci``, ``bounds``) and ``win``
+        policy: ``policy``, ``curve`` (about :data:`CURVE_POINTS` log-spaced checkpoints
+        ``t`` with the mean regret and its band, 6 significant digits), ``mean``,
+        ``stderr``, ``ci``, ``bounds``) and ``win``
         (:func:`paired_win`).
     """
     V.choice("model", model, MODEL_NAMES)
@@ -217,9 +239,17 @@ def run_instance(
         mean = float(f.mean())
         se = float(f.std(ddof=1) / math.sqrt(runs)) if runs > 1 else math.nan
         lo, hi = (mean - q * se, mean + q * se) if runs > 1 else (math.nan, math.nan)
+        lo_c, hi_c = r.band(level) if runs > 1 else (r.mean, r.mean)
+        pick = _curve_points(r.checkpoints)
         rows.append(
             {
                 "policy": r.policy,
+                "curve": {
+                    "t": [int(x) for x in r.checkpoints[pick]],
+                    "mean": [_sig(x) for x in r.mean[pick]],
+                    "low": [_sig(x) for x in lo_c[pick]],
+                    "high": [_sig(x) for x in hi_c[pick]],
+                },
                 "mean": mean,
                 "stderr": None if math.isnan(se) else se,
                 "ci": None if math.isnan(se) else [lo, hi],
