@@ -179,8 +179,6 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
-        for e in range(L):
-            shown[e] = False
         for k in range(K):
             # bandit k needs at most its k + 1 best items (k are shown above): certify
             # that depth; incumbents: the items above, its previous item and pick
@@ -199,6 +197,8 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
             regret_out, rba,
         )  # fmt: skip
+        for k in range(K):  # shown is all False between steps: O(K), not O(L), a step
+            shown[lst[k]] = False
     finish(counts, counts_out)
 
 
@@ -217,8 +217,6 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
-        for e in range(L):
-            shown[e] = False
         for k in range(K):
             # bandit k needs at most its k + 1 best items (k are shown above); incumbents:
             # the items above, this bandit's previous item and pick
@@ -239,6 +237,8 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
             regret_out, rba,
         )  # fmt: skip
+        for k in range(K):  # shown is all False between steps: O(K), not O(L), a step
+            shown[lst[k]] = False
         full = False  # a move may open one state per table (a loop: .max() compiles ~0.6 s)
         for k in range(K):
             if meta[k, 0] == perm.shape[1]:
