@@ -243,6 +243,41 @@ def test_git_dirty_flag(tmp_path):
         assert prov["git_dirty"] is None
 
 
+def test_git_dirty_takes_no_lock_in_the_users_checkout(tmp_path):
+    """The provenance reads the tree's state without refreshing (rewriting) the index: a
+    plain ``git status`` takes .git/index.lock to do that, and a user's ``git commit`` at
+    that moment fails."""
+    import os
+    import time
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "a.py").write_text("x = 1\n")
+    _git(repo, "add", "a.py")
+    _git(repo, "commit", "-q", "-m", "a")
+    index = repo / ".git" / "index"
+
+    def stale():  # same content, new mtime: the index's stat data is out of date
+        t = time.time() + 100
+        os.utime(repo / "a.py", (t, t))
+        return index.read_bytes(), index.stat().st_ino
+
+    before = stale()
+    _git_dirty.cache_clear()
+    assert _git_dirty(str(repo)) is False
+    assert (index.read_bytes(), index.stat().st_ino) == before  # not rewritten: no lock taken
+    # a user's commit holding the lock meanwhile does not make the answer unknown
+    (repo / ".git" / "index.lock").write_bytes(b"")
+    _git_dirty.cache_clear()
+    assert _git_dirty(str(repo)) is False
+    (repo / ".git" / "index.lock").unlink()
+    # what the test guards against: git status without the option rewrites the stale index
+    subprocess.run(["git", "status", "--porcelain"], cwd=repo, check=True, capture_output=True)
+    assert index.read_bytes() != before[0]
+    _git_dirty.cache_clear()
+
+
 @pytest.mark.slow
 def test_sigkill_leaves_only_whole_cells(tmp_path):
     """A sweep killed with SIGKILL leaves whole cells only; the resume is bit-identical."""
