@@ -8,7 +8,9 @@
 * :func:`load_asymptotic` reads the long runs of ``benchmarks/asymptotic_runs.py``,
   :func:`asymptotic_figure` draws ``R(n) / log n`` against n with the constants of Theorems 3
   and 4 (and the sharp lower constant) as horizontal lines;
-* :func:`where_bounds_lose_section` assembles the report section (markdown + figures).
+* :func:`where_bounds_lose_section` assembles the report section (markdown + figures);
+* :func:`profile_grid` profiles the report's instances and stores the chains,
+  :func:`profile_chains` reads them back.
 
 Figures follow :mod:`reports.figures` (object-oriented matplotlib, Okabe-Ito colours).
 """
@@ -38,6 +40,7 @@ __all__ = [
     "factors_markdown",
     "where_bounds_lose_section",
     "profile_grid",
+    "profile_chains",
 ]
 
 _LABEL = {"cascade-ucb1": "CascadeUCB1", "cascade-klucb": "CascadeKL-UCB"}
@@ -623,7 +626,7 @@ def profile_grid(
     -------
     list of dict, in the order instance, policy, order.
     """
-    from cascading_bandits.reports.build import _atomic_write
+    from cascading_bandits.reports.report_files import write_text
     from cascading_bandits.simulate.experiments import b_lb_cell
 
     chains = []
@@ -641,7 +644,15 @@ def profile_grid(
                         continue
                 ch = profile_cell(cell, seed, threads=threads, chain="both")
                 if path is not None:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    _atomic_write(path, lambda tmp, ch=ch: Path(tmp).write_text(json.dumps(ch)))
+                    write_text(path, json.dumps(ch))
                 chains.append(ch)
     return chains
+
+
+def profile_chains(results) -> list[dict]:
+    """Proof chains stored under ``results/profile`` (``*.json``, as written by
+    :func:`profile_grid` with ``out=results/profile``), in file-name order."""
+    d = Path(results) / "profile"
+    if not d.is_dir():
+        return []
+    return [json.loads(p.read_text()) for p in sorted(d.glob("*.json"))]

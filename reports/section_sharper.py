@@ -38,6 +38,9 @@ import numpy as np
 from scipy import stats
 
 from cascading_bandits.reports import tables as T
+from cascading_bandits.reports.profile_report import profile_chains
+from cascading_bandits.reports.report_cache import cached_figures, code_version
+from cascading_bandits.reports.section_base import PAPER_HORIZON, Section
 
 __all__ = [
     "PAPER_BOUND",
@@ -55,6 +58,7 @@ __all__ = [
     "sharper_json",
     "bounds_table",
     "factors_table",
+    "SHARPER",
 ]
 
 #: the paper's theorem for each of its policies, by registered bound name
@@ -585,9 +589,7 @@ def worstcase_part(doc: dict, source: str = "reports/data/worstcase_vs_K.json") 
 
 
 def _chains(ctx) -> list:
-    from cascading_bandits.reports.later_sections import profile_chains
-
-    return profile_chains(ctx.s.results)
+    return ctx.once("profile_chains", lambda: profile_chains(ctx.s.results))
 
 
 def bounds_table(ctx) -> T.Table | None:
@@ -658,55 +660,29 @@ def factors_table(ctx) -> T.Table | None:
 def _figure_link(ctx, stem, payload, draw, caption) -> str:
     """Write figure ``stem`` (``draw()``) into ``ctx.s.out/figures`` and return its Markdown.
 
-    Like the report's other figures (:func:`reports.build.write_figures`), the PNG and PDF
-    are cached in the results directory, keyed by the code that draws them, matplotlib's
-    version and a hash of ``payload`` (what is drawn, JSON-able): a report rebuilt from the
-    same numbers copies them instead of drawing again.
+    Like the report's other figures, the PNG and PDF are cached in the results directory
+    (:func:`reports.report_cache.cached_figures`), keyed by the code that draws them,
+    matplotlib's version and a hash of ``payload`` (what is drawn, JSON-able): a report
+    rebuilt from the same numbers copies them instead of drawing again.
     """
     import hashlib
 
     import matplotlib
 
-    from cascading_bandits.reports.build import (
-        _atomic_write,
-        _cache_path,
-        _save_figure,
-        cache_load,
-        cache_store,
-        code_version,
-    )
-
     blob = json.dumps(payload, sort_keys=True, default=str).encode()
     key = {
-        "code": code_version("reports.sharper_section", "reports.worstcase", "reports.figures"),
+        "code": code_version("reports.section_sharper", "reports.worstcase", "reports.figures"),
         "matplotlib": matplotlib.__version__,
         "stem": stem,
         "data": hashlib.sha256(blob).hexdigest(),
     }
-    kind = "figure-sharper"
-    results, out = Path(ctx.s.results), Path(ctx.s.out)
-    folder = _cache_path(results, kind, key).with_suffix("")
-    hit = cache_load(results, kind, key)
-    if isinstance(hit, list) and hit and all((folder / Path(x).name).is_file() for x in hit):
-        for rel in hit:
-            data = (folder / Path(rel).name).read_bytes()
-            _atomic_write(out / rel, lambda tmp, b=data: Path(tmp).write_bytes(b))
-    else:
-        paths = _save_figure(draw(), out, stem)
-        try:
-            for rel in paths:
-                data = (out / rel).read_bytes()
-                _atomic_write(folder / Path(rel).name, lambda tmp, b=data: Path(tmp).write_bytes(b))
-            cache_store(results, kind, key, paths)
-        except OSError:  # a read-only results directory: the report goes on without a cache
-            pass
+    cached_figures(ctx.s.results, ctx.s.out, "figure-sharper", key, lambda: {stem: draw()})
     return f"![{caption}](figures/{stem}.png)\n\n*{caption}* ([PDF](figures/{stem}.pdf))\n"
 
 
 def sharper_md(ctx) -> str:
     """The section's Markdown; writes its figures (``sharper_bounds``, ``worstcase_vs_K``)
     into ``ctx.s.out/figures`` and records its time as ``ctx.s.timings["sharper_section"]``."""
-    from cascading_bandits.reports.build import PAPER_HORIZON
     from cascading_bandits.reports.worstcase import plot_worstcase
 
     t0 = time.perf_counter()
@@ -839,3 +815,11 @@ def _finite(x):
     if isinstance(x, float) and not math.isfinite(x):
         return None
     return x
+
+
+SHARPER = Section(
+    "sharper",
+    sharper_md,
+    (("sharper_bounds", bounds_table), ("sharper_factors", factors_table)),
+    sharper_json,
+)

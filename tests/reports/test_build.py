@@ -10,6 +10,8 @@ from _report_fakes import dbn_results, make_result, table_results
 
 from cascading_bandits.reports import build as B
 from cascading_bandits.reports import tables as T
+from cascading_bandits.reports.report_files import _umask
+from cascading_bandits.reports.report_verify import _verify_child
 
 
 def _fake_ts(horizon):
@@ -80,7 +82,7 @@ def test_report_files_and_numbers(tmp_path, fake_run):
     assert "Not at the paper's scale" in md
     assert "`verify` is not available" in md
     mode = (out / "report.md").stat().st_mode & 0o777
-    assert mode == 0o666 & ~B._umask()  # readable like any file the user writes
+    assert mode == 0o666 & ~_umask()  # readable like any file the user writes
     # Table 1 in the Markdown holds exactly the stored results' mean +- se
     rows = _md_rows(md, "## Table 1")
     assert len(rows) == 9
@@ -203,7 +205,7 @@ def test_verify_beside_raises_the_childs_error_and_stops(tmp_path):
     s = B.Settings(out=tmp_path, runs=2, horizon=100, seed=3, workers=2, verify_examples=1)
     ctx = multiprocessing.get_context("spawn")
     conn, child = ctx.Pipe(duplex=False)
-    B._verify_child(child, 1, 3, -1.0)  # in this process: a bad budget is an error
+    _verify_child(child, 1, 3, -1.0)  # in this process: a bad budget is an error
     kind, exc = conn.recv()
     assert kind == "error" and isinstance(exc, Exception)
     bad = B.VerifyBeside(1, 3, -1.0)  # the same error, from the process
@@ -271,7 +273,7 @@ def test_a_registered_bound_appears_in_the_report(
     section = md.split("## Bounds against the evidence")[1].split("\n## ")[0]
     assert "| toy-report | Toy bound for the report | upper | cascade-klucb |" in section
     assert "| toy-report | upper, gap-free | cascade-klucb |" in section  # the folded table
-    assert "toy-report" in md.split("## Summary")[1].split("\n## ")[0]
+    assert "toy-report" in md.split("## At a glance")[1].split("\n## ")[0]
     # the ledger: its row on every instance, compared with CascadeKL-UCB
     led = [r for r in js["ledger"] if r["bound"] == "toy-report"]
     assert len(led) == 9 and all(r["measured"] == "klucb" for r in led)

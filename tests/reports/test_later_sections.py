@@ -1,4 +1,5 @@
-"""reports.later_sections: the stored searches' section, from the project's own search results."""
+"""reports.section_search and reports.section_ledger: the stored searches' section and the
+ledger on the instances they found, from the project's own search results."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from types import SimpleNamespace
 import pytest
 
 from cascading_bandits.bounds.instance import CascadeInstance
-from cascading_bandits.reports.later_sections import (
+from cascading_bandits.reports.section_base import Context
+from cascading_bandits.reports.section_ledger import (
     _ledger_found_md,
     _ledger_found_table,
-    _search_md,
     found_ledger_values,
-    stored_searches,
 )
+from cascading_bandits.reports.section_search import _search_md, stored_searches
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "search"
 
@@ -119,8 +120,6 @@ POLICY = {
 def found(tmp_path_factory):
     """Every shipped search copied as docs-style files into <results>/search/, the ledger
     section built once."""
-    from cascading_bandits.reports.build import Context
-
     tmp = tmp_path_factory.mktemp("found")
     d = tmp / "results" / "search"
     d.mkdir(parents=True)
@@ -274,8 +273,6 @@ def test_stored_searches_reads_both_layouts_and_refuses_clashes_and_bad_files(tm
 
 
 def test_no_stored_search_no_found_ledger(tmp_path):
-    from cascading_bandits.reports.build import Context
-
     ctx = Context(SimpleNamespace(results=tmp_path, out=tmp_path), {"bounds": []}, {}, {})
     assert found_ledger_values(ctx) == [] and _ledger_found_md(ctx) == ""
     assert _ledger_found_table(ctx) is None

@@ -12,6 +12,14 @@ from _report_fakes import dbn_results, table_results
 
 from cascading_bandits.reports import build as B
 from cascading_bandits.reports import tables as T
+from cascading_bandits.reports.report_cache import cache_path
+from cascading_bandits.reports.report_verify import _verify_cached, _verify_value
+from cascading_bandits.reports.section_base import md_inline
+from cascading_bandits.reports.section_caveats import (
+    CAVEAT_HEADLINES,
+    caveat_headline,
+    evidence_table,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -169,7 +177,7 @@ def test_lead_comes_first(fake_report):
     assert "3 claims checked; none fails (2 hold, 1 undecided)." in head
     assert "**Errata of the paper** (1, each pinned by a test" in head
     assert (
-        "`peeling-lp-constraints`: " + B._md_inline(B.CAVEAT_HEADLINES["peeling-lp-constraints"][1])
+        "`peeling-lp-constraints`: " + md_inline(CAVEAT_HEADLINES["peeling-lp-constraints"][1])
         in head
     )
     assert "1 imprecise statement" in head
@@ -325,22 +333,22 @@ def test_every_caveat_of_verify_has_a_headline_and_an_existing_pinned_test():
     for c in cavs:
         path, name = c["test"].split("::")
         assert path == "tests/verify/test_caveats.py" and name in defined, c["test"]
-        kind, text = B.CAVEAT_HEADLINES[c["id"]]
+        kind, text = CAVEAT_HEADLINES[c["id"]]
         assert kind == c["kind"], c["id"]  # the headline was written for this finding
-        assert B.caveat_headline(c) == text
+        assert caveat_headline(c) == text
     # no headline for a caveat verify no longer reports
-    assert set(B.CAVEAT_HEADLINES) == {c["id"] for c in cavs}
+    assert set(CAVEAT_HEADLINES) == {c["id"] for c in cavs}
 
 
 def test_caveat_headline_falls_back_when_the_kind_changed():
     c = {"id": "lemma2-order", "kind": "premise-needed", "truth": "Needed after all. Details."}
-    assert B.caveat_headline(c) == "Needed after all."
+    assert caveat_headline(c) == "Needed after all."
 
 
 def test_evidence_table_shapes():
-    flat = B.evidence_table({"x": 1.23456789, "y": [1, 2], "z": None})
+    flat = evidence_table({"x": 1.23456789, "y": [1, 2], "z": None})
     assert "| x | 1.23457 |" in flat and "| y | (1, 2) |" in flat and "| z | None |" in flat
-    per = B.evidence_table({"n=3": {"F": 3.0, "ok": False}, "n=48": {"F": 9.5, "ok": True}})
+    per = evidence_table({"n=3": {"F": 3.0, "ok": False}, "n=48": {"F": 9.5, "ok": True}})
     assert per.splitlines()[0] == "| instance | F | ok |" and "| n=48 | 9.5 | True |" in per
 
 
@@ -363,10 +371,10 @@ def test_verify_beside_the_simulation_gives_the_same_answer(tmp_path, monkeypatc
     here = B.run_verify(B.Settings(out=tmp_path / "a", runs=2, horizon=100, seed=3))
     s = B.Settings(out=tmp_path / "b", runs=2, horizon=100, seed=3)
     fut = cf.Future()
-    fut.set_result(B._verify_value(s.verify_examples, s.seed, 1.0))
+    fut.set_result(_verify_value(s.verify_examples, s.seed, 1.0))
     beside = B.run_verify(s, fut)
     assert beside == here and s.cached["verify"] is False and "verify_beside" in s.timings
-    assert B._verify_cached(s) == {k: v for k, v in beside.items() if k != "available"}
+    assert _verify_cached(s) == {k: v for k, v in beside.items() if k != "available"}
     assert B.start_verify(s) is None  # cached now
     serial = B.Settings(out=tmp_path / "c", runs=2, horizon=100, seed=3, workers=1)
     assert B.start_verify(serial) is None
@@ -399,7 +407,7 @@ def test_verify_is_cached_by_its_inputs(tmp_path, monkeypatch):
     B.run_verify(B.Settings(out=tmp_path, runs=2, horizon=100, seed=3, verify_examples=5))
     assert calls == [(4, 3), (4, 4), (5, 3)]
     # a damaged or foreign cache file is recomputed, not trusted
-    path = B._cache_path(s.results, "verify", B.verify_cache_key(s))
+    path = cache_path(s.results, "verify", B.verify_cache_key(s))
     path.write_text("{not json")
     B.run_verify(s)
     blob = json.loads(path.read_text())

@@ -1,4 +1,4 @@
-"""The report section "Sharper bounds" (reports.sharper_section) on synthetic Table 1 results:
+"""The report section "Sharper bounds" (reports.section_sharper) on synthetic Table 1 results:
 the bounds' table and figure follow the registry, the factor table shows both chains of the
 same counted runs, and the stored worst-case measurement is rendered, not recomputed."""
 
@@ -13,7 +13,7 @@ from _report_fakes import table_results
 from scipy import stats
 
 from cascading_bandits.reports import build as B
-from cascading_bandits.reports import sharper_section as S
+from cascading_bandits.reports import section_sharper as S
 from cascading_bandits.reports.profile_report import profile_grid
 from cascading_bandits.reports.worstcase import worstcase_markdown, worstcase_table
 
