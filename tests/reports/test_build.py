@@ -230,6 +230,30 @@ def test_summary_says_when_a_regret_exceeds_its_upper_bound(tmp_path):
     assert "above 1 in some row" in big and "below 1 in every row" not in big
 
 
+def test_each_ratio_to_theorem4_uses_its_own_policys_mean(tmp_path, t1):
+    """KL-UCB / Theorem 4 is CascadeKL-UCB's mean over the Theorem 4 rate (and UCB1 / Theorem
+    4 CascadeUCB1's), in the rows, the exported bounds table and the lead; the fakes give the
+    two policies means 3 to 4 times apart, so a ratio from the other policy's mean shows."""
+    data = B.collect({"table1": t1}, 1000, curve_points=2)
+    rows = data["bounds"]
+    assert all(b.ucb1_mean > 2 * b.klucb_mean for b in rows)
+    for b in rows:
+        assert b.klucb_over_theorem4 == pytest.approx(b.klucb_mean / b.theorem4, rel=1e-12)
+        assert b.ucb1_over_theorem4 == pytest.approx(b.ucb1_mean / b.theorem4, rel=1e-12)
+    s = B.Settings(out=tmp_path, runs=2, horizon=1000)
+    v = {"available": False, "reason": "test"}
+    ctx = B.Context(s, data, v, {})
+    t = B.export_tables(ctx)["bounds"]
+    col = {h: i for i, h in enumerate(t.header)}
+    for b, row in zip(rows, t.rows, strict=True):
+        assert row[col["KL-UCB / Thm 4"]].value == pytest.approx(b.klucb_mean / b.theorem4)
+        assert row[col["UCB1 / Thm 4"]].value == pytest.approx(b.ucb1_mean / b.theorem4)
+    md = B.render_markdown(s, data, v, {})
+    lead = md.split("## At a glance")[1].split("\n## ")[0]
+    kl = [b.klucb_mean / b.theorem4 for b in rows]
+    assert f"Theorem 4 rate (coefficient × log n) at n: {min(kl):.2f} to {max(kl):.2f}." in lead
+
+
 @pytest.fixture
 def toy_report_bound():
     """A bound on CascadeKL-UCB with c = 3 registered for one test (the report's tables and

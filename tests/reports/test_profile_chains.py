@@ -136,3 +136,40 @@ def test_profile_grid_stores_both_chains_and_recounts_old_ones(tmp_path, monkeyp
     assert [k.get("chain") for k in calls] == ["both"]
     assert "binomial" in json.loads(path.read_text())
     assert again["binomial"]["links"][-1]["mean"] == ch["binomial"]["links"][-1]["mean"]
+
+
+# ---------------------------------------------------------------------------
+# the link ratios' bootstrap (bounds.profile.ratio_interval): the pairs of a run resampled
+# ---------------------------------------------------------------------------
+def test_the_ratio_bootstrap_resamples_the_denominator_with_the_numerator():
+    """All the variance in the denominator: the interval is as wide as the delta method says
+    (zero if only the numerator were resampled); numerator proportional to the denominator
+    run by run: every resample gives the same ratio (wide if the two were resampled apart)."""
+    import numpy as np
+
+    from cascading_bandits.bounds.profile import ratio_interval
+
+    rng = np.random.default_rng(7)
+    den = rng.uniform(50.0, 150.0, 60)
+    r, lo, hi = ratio_interval(np.full(60, 100.0), den, resamples=4000)
+    assert r == pytest.approx(100.0 / den.mean(), rel=1e-12)
+    # delta method: se(100 / mean(den)) = r * sd(den) / (sqrt(runs) mean(den))
+    se = r * den.std(ddof=1) / (np.sqrt(den.size) * den.mean())
+    assert lo < r < hi and (hi - lo) == pytest.approx(2 * 1.96 * se, rel=0.2)
+    r, lo, hi = ratio_interval(2.5 * den, den)
+    assert (r, lo, hi) == pytest.approx((2.5, 2.5, 2.5), rel=1e-12)
+    # and the numerator's own variance counts too
+    r, lo, hi = ratio_interval(den, np.full(60, 100.0), resamples=4000)
+    se = den.std(ddof=1) / (np.sqrt(den.size) * 100.0)
+    assert (hi - lo) == pytest.approx(2 * 1.96 * se, rel=0.2)
+
+
+def test_profile_links_carry_the_paired_interval(both):
+    """Each link's ratio and interval are ratio_interval of its values over the previous
+    link's, on the same runs."""
+    for ch in both:
+        for x in ch["links"][1:]:
+            assert x["ratio_lo"] <= x["ratio"] <= x["ratio_hi"]
+            assert x["ratio"] == pytest.approx(
+                x["mean"] / ch["links"][ch["links"].index(x) - 1]["mean"], rel=1e-12
+            )
