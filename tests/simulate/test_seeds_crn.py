@@ -1,16 +1,21 @@
 """Seeds and common random numbers, for every declared policy (registry_cases)."""
 
+import dataclasses
+import json
+
 import numpy as np
 import pytest
 from registry_cases import combos, specs
 
 from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.reports.cli import main
+from cascading_bandits.simulate import run as sim_run
 from cascading_bandits.simulate import run_cell
 from cascading_bandits.simulate.engine import simulate_runs
-from cascading_bandits.simulate.experiments import b_lb_cell
+from cascading_bandits.simulate.experiments import Cell, b_lb_cell
 from cascading_bandits.simulate.models import make_model
 from cascading_bandits.simulate.rng import ATTRACT, policy_keys, uniform_py, users_keys
-from cascading_bandits.simulate.sweep import cell_seed
+from cascading_bandits.simulate.sweep import CELL_TAG, cell_seed, run_cells
 
 W = tuple(b_lb(8, 2, 0.3, 0.15).weights)
 
@@ -116,11 +121,76 @@ def test_keys_depend_on_what_they_should():
     assert set(policy_keys(s1, 4).tolist()).isdisjoint(users_keys(s1, W, 4).tolist())
 
 
-def test_cell_seeds_are_spawned_per_cell():
+def test_cell_seeds_are_keyed_by_what_the_cell_computes():
     root = np.random.SeedSequence(5)
-    a, b = cell_seed(root, _cell("cascade-ucb1")), cell_seed(root, _cell("cascade-klucb"))
-    assert a.entropy == b.entropy == root.entropy and a.spawn_key != b.spawn_key
-    assert cell_seed(root, _cell("cascade-ucb1")).spawn_key == a.spawn_key  # by name, reproducible
+    a = cell_seed(root, _cell("cascade-ucb1"))
+    assert a.entropy == root.entropy and a.spawn_key[0] == CELL_TAG and len(a.spawn_key) == 3
+    assert cell_seed(root, _cell("cascade-ucb1")).spawn_key == a.spawn_key  # reproducible
+    # not by its names nor its size: the same cell under any name, runs or horizon
+    same = [
+        dataclasses.replace(_cell("cascade-ucb1"), experiment="other", cell_id="x"),
+        _cell("cascade-ucb1", runs=7, horizon=50),
+        _cell("cascade-ucb1(alpha=1.5)"),  # the default written out: the same policy
+    ]
+    for c in same:
+        assert cell_seed(root, c).spawn_key == a.spawn_key, c
+    # by everything that changes its numbers
+    other = [
+        _cell("cascade-klucb"),
+        _cell("cascade-ucb1(alpha=2)"),
+        _cell("cascade-ucb1", "worst-first"),
+        _cell("cascade-ucb1", model="dbn", nu=0.7),
+        _cell("cascade-ucb1", model="dbn", gamma=0.7),
+        dataclasses.replace(_cell("cascade-ucb1"), weights=W[::-1], p=None, delta=None),
+        dataclasses.replace(_cell("cascade-ucb1"), K=3, p=None, delta=None),
+    ]
+    keys = {tuple(cell_seed(root, c).spawn_key) for c in other}
+    assert len(keys) == len(other) and tuple(a.spawn_key) not in keys
+    # under a root with its own spawn key, the cell's words come after it
+    sub = np.random.SeedSequence(5, spawn_key=(9,))
+    assert cell_seed(sub, _cell("cascade-ucb1")).spawn_key == (9, *a.spawn_key)
+    with pytest.raises(ValueError, match="root must be a numpy SeedSequence"):
+        cell_seed(5, _cell())
+
+
+RANDOMISED = ("cascade-ts", "cascade-egreedy")
+
+
+@pytest.mark.parametrize("policy", RANDOMISED)
+def test_one_seed_one_result_whatever_the_entry_point(policy, tmp_path, capsys):
+    """cascading simulate (ad hoc), an experiment's sweep, simulate.run (cascading study):
+    the same numbers for the same cell and seed, randomised policies included."""
+    w, K, runs, n, seed = (0.5, 0.4, 0.3, 0.2, 0.1, 0.1), 2, 3, 400, 17
+    api = sim_run(w, K, policies=[policy], horizon=n, runs=runs, seed=seed)[0]
+    adhoc = Cell("adhoc", f"{policy}-best-first", "cascade", w, K, policy, horizon=n, runs=runs)
+    direct = run_cell(adhoc, cell_seed(np.random.SeedSequence(seed), adhoc))
+    (swept,) = run_cells(
+        [dataclasses.replace(adhoc, experiment="mine", cell_id="any-name")],
+        tmp_path,
+        seed=seed,
+        workers=1,
+        progress=False,
+    )
+    for r in (direct, swept):
+        np.testing.assert_array_equal(r.regret, api.regret)
+        np.testing.assert_array_equal(r.counts, api.counts)
+    argv = ["simulate", "--weights", ",".join(map(str, w)), "--K", str(K), "--policy", policy,
+            "--runs", str(runs), "--horizon", str(n), "--seed", str(seed), "--json"]  # fmt: skip
+    assert main(argv) == 0
+    (cli,) = json.loads(capsys.readouterr().out)["cells"]
+    assert cli["mean_regret"] == api.mean_regret
+    assert cli["stderr"] == pytest.approx(api.final_stderr, rel=1e-12)
+    # the same policy on another seed differs: the policy's own draws do depend on the seed
+    other = sim_run(w, K, policies=[policy], horizon=n, runs=runs, seed=seed + 1)[0]
+    assert not np.array_equal(other.regret, api.regret)
+
+
+def test_a_smaller_cell_is_a_prefix_of_a_larger_one():
+    """Run r's numbers depend on neither the number of runs nor the horizon: the TESTING
+    subset and a resume at a longer horizon see the same runs."""
+    small = run_cell(_cell("cascade-ts", runs=2, horizon=300), 3, checkpoints=[100, 200, 300])
+    big = run_cell(_cell("cascade-ts", runs=4, horizon=600), 3, checkpoints=[100, 200, 300, 600])
+    np.testing.assert_array_equal(small.regret, big.regret[:2, :3])
 
 
 @pytest.mark.parametrize("model", ["cascade", "dbn"])
