@@ -201,6 +201,12 @@ class CellResult:
             return float("nan")
         return float(self.final_regret.std(ddof=1) / np.sqrt(self.runs))
 
+    @property
+    def final_stderr(self) -> float:
+        """:attr:`stderr` under the name :class:`simulate.api.RegretResult` gives it (there
+        ``stderr`` is the standard error at every checkpoint); the summaries' ``stderr``."""
+        return self.stderr
+
     def summary(self) -> dict:
         """A strict-JSON one-line summary (one element of the CLI's ``--json`` ``cells``).
 
