@@ -210,51 +210,108 @@ def chain_markdown(ch: dict) -> str:
     return "\n".join(rows)
 
 
+#: each link of the two chains (:func:`bounds.profile.proof_chain`,
+#: :func:`bounds.profile.binomial_chain`) as the waterfall writes it, in mathtext; a link
+#: not listed is written as it is named (tests/reports/test_profile_chains.py checks that
+#: every link of both chains is listed)
+LINK_LABELS = {
+    "R(n)": r"$R(n)$",
+    "Thm 1 upper, good steps": "Theorem 1 upper, good steps",
+    "Thm 1 upper, all steps": "Theorem 1 upper, all steps",
+    "T_{t-1}(e) <= tau": r"$T_{t-1}(e) \leq \tau$",
+    "split at tau": r"split at $\tau$",
+    "counting M <= tau (LP)": r"counting $M \leq \tau$ (LP)",
+    "bad steps <= pi^2 L/3": r"bad steps $\leq \pi^2 L/3$",
+    "peeling = Theorem 2": "peeling = Theorem 2",
+    "Mbar <= C2/n^beta": r"$\bar{M} \leq C_2/n^{\beta}$",
+    "bad steps <= loglog": r"bad steps: the $\log\log n$ term",
+    "peeling = Theorem 3": "peeling = Theorem 3",
+    "split at U_t(e*) < w(e*)": r"split at $U_t(e^*) < w(e^*)$",
+    "binomial tails = bound": r"$\mathrm{Bin}(s, w(e))$ tails = bound",
+}
+#: the proof steps the links cite, likewise
+STEP_LABELS = {
+    "regret (sum of E_t[R_t])": r"regret, $\Sigma_t\, E_t[R_t]$",
+    "Lemma 8 (Garivier & Cappe 2011)": "Lemma 8 (Garivier & Cappé 2011)",
+    "Thms 2, 10 (Garivier & Cappe)": "Theorems 2, 10 (Garivier & Cappé)",
+    "Steps 3, 5 (Hoeffding / GC Thm 10; Bin(s, w(e)))": (
+        "Steps 3, 5 (Hoeffding; Garivier & Cappé Thm 10)"
+    ),
+}
+
+
+def link_label(name: str) -> str:
+    """A link's name as the waterfall writes it (:data:`LINK_LABELS`)."""
+    return LINK_LABELS.get(name, name)
+
+
+def step_label(step: str) -> str:
+    """A proof step as the waterfall writes it (:data:`STEP_LABELS`)."""
+    return STEP_LABELS.get(step, step)
+
+
 def waterfall_figure(ch: dict, *, ax=None):
-    """Slack waterfall of one chain (the paper's or the binomial one): a bar per link on a
-    log scale, its ratio to the previous link written on it; R(n) black, the bound blue.
+    """Slack waterfall of one chain (the paper's or the binomial one): a horizontal bar per
+    link, top to bottom from R(n) (black) to the theorem's bound (blue), on a log scale,
+    each labelled with its link and proof step (mathtext, :data:`LINK_LABELS`) and its ratio
+    to the link above.
 
     Parameters
     ----------
     ch : dict
         As :func:`chain_text`.
     ax : matplotlib Axes, optional
-        Drawn into; default a new figure.
+        Drawn into; default a new figure, one report column and a half wide, its height
+        growing with the number of links.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     from cascading_bandits.reports.figures import COLUMN, OKABE_ITO, _figure, _style
 
     kind = chain_kind(ch)
+    links = ch["links"]
+    k = len(links)
+    title = (
+        f"{_LABEL.get(ch['policy'], ch['policy'])}, {ch['order']}: {_CHAIN_TITLE[kind]}\n"
+        f"{ch.get('instance', '')}, $n = {ch['horizon']:g}$, {ch['runs']} runs"
+    )
     with _style():
         if ax is None:
-            fig, axes = _figure(COLUMN * 1.6, 2.6)
+            fig, axes = _figure(COLUMN * 1.6, 0.8 + 0.34 * k)
             ax = axes[0, 0]
+            fig.suptitle(title)  # over the whole width: the labels take half of it
         else:
             fig = ax.figure
-        links = ch["links"]
-        y = [x["mean"] for x in links]
-        xs = np.arange(len(links))
-        colors = [OKABE_ITO["black"]] + [OKABE_ITO["sky"]] * (len(links) - 2) + [OKABE_ITO["blue"]]
-        lo = min(y) / 1.6
-        ax.bar(xs, [v - lo for v in y], bottom=lo, color=colors, width=0.7)
+            ax.set_title(title)
+        v = np.array([x["mean"] for x in links], dtype=np.float64)
+        ys = np.arange(k)
+        colors = [OKABE_ITO["black"]] + [OKABE_ITO["sky"]] * (k - 2) + [OKABE_ITO["blue"]]
+        lo = v.min() / 1.6
+        ax.barh(ys, v - lo, left=lo, color=colors, height=0.62)
         for i, x in enumerate(links):
             if "ratio" in x:
-                ax.text(i, y[i] * 1.05, f"x{x['ratio']:.2f}", ha="center", va="bottom", fontsize=6)
-        ax.set_yscale("log")
-        ax.set_xticks(xs)
-        ax.set_xticklabels(
-            [f"{x['name']}\n({x['step']})" for x in links], rotation=35, ha="right", fontsize=5.5
+                ax.text(v[i] * 1.06, i, f"×{x['ratio']:.2f}", va="center", ha="left")
+        ax.set_xscale("log")
+        ax.set_xlim(lo, v.max() * 2.0)
+        # 1, 2, 5 per decade, written out: minor labels of a log axis collide
+        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(
+            FuncFormatter(lambda x, _: f"{x:,.0f}" if x >= 1 else f"{x:g}")
         )
-        ax.set_ylabel("bound on R(n) (log)")
-        ax.set_title(
-            f"{_LABEL.get(ch['policy'], ch['policy'])}, {ch['order']}, {ch.get('instance', '')}, "
-            f"n={ch['horizon']:g}: {_CHAIN_TITLE[kind]}",
-            fontsize=6.5,
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylim(k - 0.5, -0.5)  # R(n) on top
+        ax.set_yticks(ys)
+        ax.set_yticklabels(
+            [f"{link_label(x['name'])}\n{step_label(x['step'])}" for x in links],
+            linespacing=1.15,
         )
-        ax.set_ylim(lo, max(y) * 1.6)
+        ax.tick_params(axis="y", length=0)
+        ax.grid(axis="y", visible=False)
+        ax.set_xlabel(r"bound on $R(n)$ (log scale)")
     return fig
 
 
@@ -438,18 +495,18 @@ def asymptotic_figure(data: dict, *, axes=None):
                 ax.fill_between(cp, m - 1.96 * se, m + 1.96 * se, color=color, alpha=0.2, lw=0)
                 consts = consts or _constants(p)
             for k, col, lab in (
-                ("theorem3", OKABE_ITO["blue"], "Thm 3 coefficient"),
+                ("theorem3", OKABE_ITO["blue"], "Theorem 3 coefficient"),
                 ("theorem4_sharp", OKABE_ITO["green"], "sharp lower constant"),
-                ("theorem4", OKABE_ITO["black"], "Thm 4 constant"),
+                ("theorem4", OKABE_ITO["black"], "Theorem 4 constant"),
             ):
                 ax.axhline(consts[k], color=col, linestyle=":", lw=1, label=lab)
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_xlabel("n")
-            ax.set_ylabel("R(n) / log n")
+            ax.set_xlabel(r"$n$")
+            ax.set_ylabel(r"$R(n) / \log n$")
             L, K, pp, dd = key
-            ax.set_title(f"B_LB({L}, {K}, {pp:g}, {dd:g})")
-        axes[0].legend(fontsize=5.5)
+            ax.set_title(rf"$B_{{\mathrm{{LB}}}}({L}, {K}, {pp:g}, {dd:g})$")
+        axes[0].legend()
     return fig
 
 

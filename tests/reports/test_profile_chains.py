@@ -2,6 +2,7 @@
 (reports.profile_cli, reports.profile_report), and the binomial chain in the profile grid."""
 
 import json
+import re
 
 import pytest
 
@@ -51,12 +52,47 @@ def test_text_markdown_and_waterfall_of_both_chains(both):
         assert all(f"| {x['name']} | {x['step']} |" in md for x in ch["links"])
         fig = P.waterfall_figure(ch)
         ax = fig.axes[0]
-        assert len(ax.patches) == len(ch["links"]) and word in ax.get_title()
+        assert len(ax.patches) == len(ch["links"]) and word in fig.get_suptitle()
     # the binomial chain's last line shows its own parts, none of the paper's
     p = binom["parts"]
     last = P.chain_text(binom).splitlines()[-1]
     assert f"{p['a_part']:.3g}" in last and f"{p['b_part']:,.1f}" in last
     assert "bad steps" not in last and "eps" not in P.chain_text(binom).splitlines()[0]
+
+
+def test_waterfall_writes_every_link_in_mathtext_without_overlap(both):
+    """Every link and step of both chains has its label (no raw ``E_t[R_t]`` or
+    ``C2/n^beta``); the labels parse as mathtext; drawn, no two texts of the figure overlap
+    and none leaves the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.mathtext import MathTextParser
+
+    parser = MathTextParser("agg")
+    for ch in both:
+        for x in ch["links"]:
+            for raw, table in ((x["name"], P.LINK_LABELS), (x["step"], P.STEP_LABELS)):
+                label = table.get(raw, raw)
+                # written notation (E_t, T_{t-1}, n^beta, <=) must have a label
+                assert raw in table or not re.search(r"[A-Za-z]_(\{|[a-z0-9]\b)|\^|<=", raw), raw
+                for i, part in enumerate(label.split("$")):
+                    if i % 2:  # inside $...$
+                        parser.parse(f"${part}$", dpi=72)
+        fig = P.waterfall_figure(ch)
+        FigureCanvasAgg(fig).draw()
+        r = fig.canvas.get_renderer()
+        ax = fig.axes[0]
+        lo, hi = ax.get_xlim()
+        ticks = [t for t in ax.get_xticklabels() if lo <= t.get_position()[0] <= hi]
+        texts = [t for t in ax.get_yticklabels() + ticks if t.get_text()]
+        texts += [t for t in ax.texts] + [ax.xaxis.label, fig._suptitle]
+        boxes = [t.get_window_extent(r) for t in texts]
+        page = fig.bbox
+        for t, b in zip(texts, boxes, strict=True):
+            assert page.x0 - 1 <= b.x0 and b.x1 <= page.x1 + 1, t.get_text()
+            assert page.y0 - 1 <= b.y0 and b.y1 <= page.y1 + 1, t.get_text()
+        for i in range(len(boxes)):
+            for j in range(i):
+                assert not boxes[i].overlaps(boxes[j]), (texts[i].get_text(), texts[j].get_text())
 
 
 def _cli(args, capsys):
