@@ -1,7 +1,16 @@
 """Input validation shared by every public function of the toolkit.
 
-Each checker raises ``ValueError`` naming the argument, what was wrong and
-what is allowed, so that the CLI can print it as a one-line message.
+Each checker raises ``ValueError`` (never ``TypeError``, also for None, strings, complex or
+arbitrary objects) naming the argument, what was wrong and what is allowed, so that the CLI
+can print it as a one-line message.
+
+Horizons. Every horizon ``n`` (and time step ``t``) that enters a formula of :mod:`bounds` is
+an integer in ``[1, MAX_HORIZON]`` (``1e300``), checked once here (:func:`horizon`,
+:func:`horizons`). The formulas evaluate in float64 (``log n``, ``sqrt(n log n)``,
+``n^-beta``): a Python int beyond the float64 range such as ``10**400`` cannot be converted
+(it was an OverflowError) and is refused with a ValueError, as is anything above ``1e300``.
+``1e300`` leaves room for the factors the bounds multiply ``n`` by; a bound whose value at
+an accepted n still leaves the float64 range raises a ValueError naming n.
 """
 
 from __future__ import annotations
@@ -16,13 +25,26 @@ import numpy as np
 #: takes seconds; larger L is refused with a ValueError instead of a MemoryError.
 MAX_ITEMS = 10**6
 
+#: Largest horizon (and time step) accepted by the bounds' formulas: module docstring.
+MAX_HORIZON = 1e300
+
+
+def _plain(x):
+    """``x`` with numpy scalars (also inside lists and tuples) as Python numbers."""
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, (list, tuple)) and len(x) <= 100:
+        return type(x)(_plain(v) for v in x) if isinstance(x, tuple) else [_plain(v) for v in x]
+    return x
+
 
 def show(x) -> str:
     """A short, plain rendering of a user's value for an error message (no numpy reprs)."""
-    if isinstance(x, np.generic):
-        x = x.item()
     if isinstance(x, np.ndarray):
         return f"an array of shape {x.shape}" if x.ndim else show(x.item())
+    x = _plain(x)
+    if isinstance(x, (list, tuple)) and any(isinstance(v, np.ndarray) for v in x):
+        return f"a {type(x).__name__} of {len(x)} values"
     text = repr(x)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -47,7 +69,9 @@ def as_float_array(name: str, x, *, ndim: int | None = None) -> np.ndarray:
     if isinstance(x, (str, bytes)):
         raise ValueError(f"{name} must be numeric, got the string {show(x)}")
     if x is None:
-        raise TypeError(f"{name} must be numeric (a number or an array of numbers), got None")
+        raise ValueError(f"{name} must be numeric (a number or an array of numbers), got None")
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
+        raise ValueError(f"{name} must be numeric, got the boolean {show(x)}")
     try:
         a = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as exc:
@@ -83,7 +107,7 @@ def probability(name: str, x, *, open_low=False, open_high=False) -> float:
 
 def _scalar(name: str, x) -> None:
     if x is None:
-        raise TypeError(f"{name} must be a real number, got None")
+        raise ValueError(f"{name} must be a real number, got None")
     if isinstance(x, (bool, np.bool_)) or not isinstance(
         x, (numbers.Real, np.ndarray, np.integer, np.floating)
     ):
@@ -112,7 +136,7 @@ def positive_real(name: str, x, *, allow_zero=False, allow_inf=False) -> float:
 def positive_int(name: str, x, *, minimum: int = 1) -> int:
     """Validate an integer >= ``minimum`` (floats equal to an integer, e.g. 1e5, are accepted)."""
     if x is None:
-        raise TypeError(f"{name} must be an integer >= {minimum}, got None")
+        raise ValueError(f"{name} must be an integer >= {minimum}, got None")
     if isinstance(x, (bool, np.bool_)):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {x!r}")
     if isinstance(x, np.ndarray) and x.ndim == 0:
@@ -130,6 +154,42 @@ def positive_int(name: str, x, *, minimum: int = 1) -> int:
     if v < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {v}")
     return v
+
+
+def horizon(name: str, x) -> int:
+    """Validate one horizon: an integer in ``[1, MAX_HORIZON]`` (module docstring).
+
+    Integer-valued floats (``1e5``), numpy integers and 0-d arrays are accepted; returns a
+    Python int.
+    """
+    v = positive_int(name, x)
+    if v > MAX_HORIZON:
+        raise ValueError(
+            f"{name} must be an integer in [1, 1e300] (horizons are evaluated in float64), "
+            f"got {show(x)}"
+        )
+    return v
+
+
+def horizons(name: str, x) -> tuple:
+    """Validate horizon(s): a scalar as :func:`horizon`, or an array (any shape) of them.
+
+    Returns
+    -------
+    (value, is_scalar) : ``np.float64`` and True for a scalar, a float64 ndarray of x's
+    shape and False otherwise.
+    """
+    if isinstance(x, (str, bytes)) or ndim(x) == 0:
+        return np.float64(horizon(name, x)), True
+    allowed = f"{name} must be an integer in [1, 1e300] or an array of them"
+    try:
+        a = as_float_array(name, x)
+    except ValueError as exc:
+        raise ValueError(f"{allowed}, got {show(x)}") from exc
+    ok = (a >= 1) & (a <= MAX_HORIZON) & (a == np.floor(a))
+    if not ok.all():
+        raise ValueError(f"{allowed}, got {float(a[~ok].flat[0])!r} among them")
+    return a, False
 
 
 def bounded_int(name: str, x, maximum: int, why: str, *, minimum: int = 1) -> int:
@@ -165,11 +225,15 @@ def broadcast(**arrays) -> tuple:
         ) from None
 
 
-def list_size(K, L) -> int:
-    """Validate the list length K against the number of items L: 1 <= K <= L."""
+def list_size(K, L, of: str = "") -> int:
+    """Validate the list length K against the number of items L: 1 <= K <= L.
+
+    ``of`` says what L counts (e.g. "the number of weights") in the message.
+    """
     K = positive_int("K", K)
     if K > L:
-        raise ValueError(f"K must satisfy 1 <= K <= L = {L}, got K = {K}")
+        what = f" ({of})" if of else ""
+        raise ValueError(f"K must satisfy 1 <= K <= L = {L}{what}, got K = {K}")
     return K
 
 

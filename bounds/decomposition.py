@@ -58,8 +58,8 @@ __all__ = [
 def _weights(w, K=None):
     """Return (list of weights, K or None, exact flag)."""
     if isinstance(w, CascadeInstance):
-        if K is not None and int(K) != w.K:
-            raise ValueError(f"K = {K} disagrees with the instance's K = {w.K}")
+        if K is not None and V.positive_int("K", K) != w.K:
+            raise ValueError(f"K = {V.show(K)} disagrees with the instance's K = {w.K}")
         return [float(x) for x in w.weights], w.K, False
     if isinstance(w, (str, bytes)):
         raise ValueError(f"w must be a sequence of probabilities, got the string {V.show(w)}")
@@ -79,7 +79,7 @@ def _weights(w, K=None):
 def _list_size(K, L):
     if K is None:
         raise ValueError("K is required when w is given as a sequence of probabilities")
-    return V.list_size(K, L)
+    return V.list_size(K, L, "the number of weights in w")
 
 
 def _item_list(A, L, K):
@@ -94,7 +94,9 @@ def _item_list(A, L, K):
         if isinstance(a, bool) or not isinstance(a, (numbers.Integral, np.integer)):
             raise ValueError(f"A must hold integer item indices in 0..{L - 1}, got {V.show(a)}")
         if not 0 <= int(a) < L:
-            raise ValueError(f"A must hold item indices in 0..{L - 1}, got {int(a)}")
+            raise ValueError(
+                f"A must hold item indices in 0..{L - 1} (L = {L} weights in w), got {int(a)}"
+            )
         out.append(int(a))
     if K is not None and len(out) != K:
         raise ValueError(f"A must list exactly K = {K} items, got {len(out)}")
@@ -154,7 +156,7 @@ def recommended_list(U, K, order="decreasing") -> list[int]:
     U = V.as_float_array("U", U, ndim=1)
     if U.size == 0:
         raise ValueError("U must hold at least one UCB")
-    K = V.list_size(K, U.size)
+    K = V.list_size(K, U.size, "the number of UCBs in U")
     V.choice("order", order, ("decreasing", "increasing"))
     top = sorted(range(U.size), key=lambda e: -U[e])[:K]
     return top if order == "decreasing" else top[::-1]
@@ -297,7 +299,9 @@ def theorem1_from_ucbs(U, w, K=None, order="decreasing") -> dict:
     K = _list_size(K, len(w_list))
     U = V.as_float_array("U", U, ndim=1)
     if U.size != len(w_list):
-        raise ValueError(f"U must have one UCB per item, L = {len(w_list)}; got {U.size}")
+        raise ValueError(
+            f"U must have one UCB per item, L = {len(w_list)} (the weights in w); got {U.size}"
+        )
     wk = w_list if exact else np.asarray(w_list)
     A = recommended_list(U, K, order)
     lower, regret, upper = theorem1_bounds(A, wk, K)

@@ -44,7 +44,7 @@ __all__ = [
 
 
 def _args(L, K, delta):
-    L = V.positive_int("L", L)
+    L = V.bounded_int("L", L, V.MAX_ITEMS, "the size limit of B_LB")
     K = V.list_size(K, L)
     p = 1.0 / K
     if isinstance(delta, mpmath.mpf):  # keep an mpf exactly (it may lie below the float range)
@@ -84,8 +84,14 @@ def eq7_lower_order(L, K, delta, dps=None):
 
 
 def eq8_ucb1_orders(L, K, delta, dps=None):
-    """Eq. (8): the four forms of the CascadeUCB1 order (module docstring), as a list."""
+    """Eq. (8): the four forms of the CascadeUCB1 order (module docstring), as a list.
+
+    Needs ``K >= 2``: at ``K = 1``, ``p = 1`` and the third form's ``p (1 - p) kl(p - Delta, p)``
+    is ``0 * inf``, undefined.
+    """
     L, K, delta = _args(L, K, delta)
+    if K < 2:
+        raise ValueError("K must be >= 2 for eq. (8): p = 1/K = 1 makes p (1 - p) kl undefined")
     a = _arith(dps)
     with _precision_for(dps, delta):
         D = a.num(delta)
@@ -109,7 +115,7 @@ def eq9_klucb_order(L, K, delta, dps=None):
 
 
 def discussion_orders(L, K, delta, dps=None) -> dict:
-    """Eqs. (7)-(9) together: ``{"eq7": ..., "eq8": [four forms], "eq9": ...}``."""
+    """Eqs. (7)-(9) together: ``{"eq7": ..., "eq8": [four forms], "eq9": ...}`` (``K >= 2``)."""
     return {
         "eq7": eq7_lower_order(L, K, delta, dps),
         "eq8": eq8_ucb1_orders(L, K, delta, dps),
@@ -128,11 +134,15 @@ def leading_ratio_klucb_ucb1(K, delta, dps=None):
     ``[Delta (1 + log(1/Delta)) / kl(p - Delta, p)] / (12 / Delta)``; below 1 exactly where
     the KL-UCB bound's log n term (at eps = 0) is the smaller one.
     """
-    K = V.positive_int("K", K)
+    K = V.bounded_int("K", K, V.MAX_ITEMS, "the size limit of B_LB")
     _, K, delta = _args(K, K, delta)
     a = _arith(dps)
     with _precision_for(dps, delta):
         return a.out(_ratio(a, K, a.num(delta)))
+
+
+#: largest K of :func:`klucb_below_ucb1_delta`
+MAX_CROSSING_K = 100
 
 
 def klucb_below_ucb1_delta(K, dps=30):
@@ -146,9 +156,11 @@ def klucb_below_ucb1_delta(K, dps=30):
     (``p = 1``: the KL-UCB coefficient is 0 for every Delta).
 
     The ratio is checked to be > 1 at the left end and < 1 at the right end of the
-    bracket; ``ValueError`` otherwise.
+    bracket; ``ValueError`` otherwise. ``K`` is an integer in ``[1, 100]``: the crossing lies
+    near ``exp(-12 K)`` and the work precision grows with K (about a second at K = 100,
+    half a minute at K = 1000).
     """
-    K = V.positive_int("K", K)
+    K = V.bounded_int("K", K, MAX_CROSSING_K, "the work precision grows like 5 K digits")
     if K == 1:
         return mpmath.mpf(0)
     dps = V.digits(dps)

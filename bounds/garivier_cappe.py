@@ -175,13 +175,7 @@ def _root_offset(mu, mu_star, target):
     """x = r - mu with kl(mu + x, mu*) = d - target: Newton on the concave increasing g."""
     ls = _logit(mu_star)
     tol = mpmath.mpf(2) ** (-mpmath.mp.prec + 8)
-    if mu == 0:
-        # logit(0) = -inf: Newton's first step is 0; bracket instead (g(0) < 0 < g(mu*)).
-        def g0(x):
-            return kl_mp(0, x) + x * (ls - _logit(x)) - target
-
-        return mpmath.findroot(g0, (mpmath.mpf(0), mu_star), solver="anderson")
-    x = mpmath.mpf(0)
+    x = mpmath.mpf(0)  # mu > 0 here (mu = 0: _root_from_zero)
     for _ in range(500):
         r = mu + x
         slope = ls - _logit(r)  # g'(x) > 0
@@ -198,6 +192,13 @@ def _root_offset(mu, mu_star, target):
     raise ArithmeticError(f"Newton did not converge for mu={mu}, mu*={mu_star}")  # pragma: no cover
 
 
+def _root_from_zero(mu_star, level):
+    """r in (0, mu*) with kl(r, mu*) = level < kl(0, mu*): bracketing (kl(., mu*) decreases)."""
+    return mpmath.findroot(
+        lambda q: kl_mp(q, mu_star) - level, (mpmath.mpf(0), mu_star), solver="anderson"
+    )
+
+
 def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
     """``r(eps)``, ``kl(r, mu)``, ``C_2`` and ``beta`` in arbitrary precision (steps S2-S4).
 
@@ -211,9 +212,15 @@ def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
     Returns
     -------
     dict with mpf values ``r``, ``kl_r_mu``, ``kl_mu_mustar``, ``C2``, ``beta``
-    (``r`` is ``None`` when ``mu = 0``: it is not needed, ``kl(r, 0) = inf``).
+    (``mu = 0``: ``kl(r, 0) = inf``, so ``C2 = 1`` and ``beta = inf``; ``r`` is still the
+    root of step S2).
     """
-    _check_pair(float(mpmath.mpf(mu)), float(mpmath.mpf(mu_star)), float(mpmath.mpf(eps)))
+    from cascading_bandits.bounds.kl import _as_mpf
+
+    mu, mu_star, eps = _as_mpf("mu", mu), _as_mpf("mu_star", mu_star), _as_mpf("eps", eps)
+    _check_pair(float(mu), float(mu_star), float(eps))
+    if eps <= 0 or not mpmath.isfinite(eps):  # an eps below the float64 range rounds to 0 above
+        raise ValueError(f"eps must be a finite number > 0, got {mpmath.nstr(eps, 6)}")
     dps = V.digits(dps)
     with mpmath.workdps(_work_dps(float(eps), dps + 10)):
         m, ms, e = mpmath.mpf(mu), mpmath.mpf(mu_star), mpmath.mpf(eps)
@@ -221,7 +228,8 @@ def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
             raise ValueError(f"mu must be < mu_star; got {mu}, {mu_star}")
         d = kl_mp(m, ms)
         if m == 0:
-            out = dict(r=None, kl_r_mu=mpmath.inf, C2=mpmath.mpf(1), beta=mpmath.inf)
+            r = e / (1 + e) if ms == 1 else _root_from_zero(ms, d / (1 + e))
+            out = dict(r=r, kl_r_mu=mpmath.inf, C2=mpmath.mpf(1), beta=mpmath.inf)
         elif ms == 1:
             r = (m + e) / (1 + e)
             dr = kl_mp(r, m)
@@ -262,10 +270,27 @@ def klucb_tail_constants(mu, mu_star, eps):
     -------
     (C2, beta) : tuple of float
         Within 2 ulp of the 80-digit values. Edge rules: ``mu = 0`` gives ``(1.0, inf)``;
-        ``mu_star = 1`` gives ``beta = 0.0`` (module docstring).
+        ``mu_star = 1`` gives ``beta = 0.0`` (module docstring). An eps so small that
+        ``C_2`` exceeds the float64 range (``C_2`` grows like ``1/eps^2``; below about
+        1e-150) is refused with a ValueError naming eps.
     """
     mu, mu_star, eps = _check_pair(mu, mu_star, eps)
-    return _constants_float(mu, mu_star, eps)
+    C2, beta = _constants_float(mu, mu_star, eps)
+    _finite_c2(C2, eps)
+    return C2, beta
+
+
+def _finite_c2(C2, eps):
+    """A ValueError naming eps where ``C_2`` left the float64 range (it is never inf)."""
+    C2 = np.asarray(C2)
+    if np.all(np.isfinite(C2)):
+        return
+    e = float(np.broadcast_to(np.asarray(eps, dtype=float), C2.shape)[~np.isfinite(C2)][0])
+    raise ValueError(
+        f"eps = {e:g} makes C_2 = 1/(1 - exp(-kl(r, mu))) exceed the float64 range (C_2 grows "
+        "like 1/eps^2 as eps -> 0); use a larger eps (Theorem 3's optimum lies in [1e-6, 1e3]) "
+        "or klucb_tail_constants_mp"
+    )
 
 
 # --------------------------------------------------------------------------
@@ -411,8 +436,8 @@ def klucb_tail_constants_array(mu, mu_star, eps):
     float64, ``kl`` in a cancellation-free form (``q phi((p - q)/q)``, ``phi`` by its
     series near 0). Accuracy: relative error below 1e-12 against the 50-digit values
     for ``eps`` in ``[1e-6, 1e3]`` and pairs in ``[0, 1]`` (tested); about 1000 times
-    faster than the mpmath path. For ``eps`` so small that ``kl(r, mu)`` underflows,
-    ``C_2`` is ``inf`` (it exceeds the float range).
+    faster than the mpmath path. An ``eps`` so small that ``C_2`` exceeds the float64 range
+    is refused with a ValueError naming it, as by :func:`klucb_tail_constants`.
 
     Parameters
     ----------
@@ -438,18 +463,18 @@ def klucb_tail_constants_array(mu, mu_star, eps):
     if not (b_mu < b_ms).all():
         raise ValueError("mu (suboptimal mean) must be < mu_star (optimal mean) in every pair")
     C2, beta, _ = _tail_constants_float(b_mu, b_ms, b_eps)
+    _finite_c2(C2, b_eps)
     return C2, beta
 
 
 def klucb_tail_root(mu, mu_star, eps) -> float:
-    """``r`` in ``(mu, mu*)``, ``kl(r, mu*) = kl(mu, mu*)/(1+eps)`` (step S2); nan if ``mu = 0``."""
+    """``r`` in ``(mu, mu*)``, ``kl(r, mu*) = kl(mu, mu*)/(1+eps)`` (step S2); also for mu = 0."""
     mu, mu_star, eps = _check_pair(mu, mu_star, eps)
-    r = klucb_tail_constants_mp(mu, mu_star, eps, dps=30)["r"]
-    return math.nan if r is None else float(r)
+    return float(klucb_tail_constants_mp(mu, mu_star, eps, dps=30)["r"])
 
 
 def _check_n(n):
-    return V.positive_int("n", n)
+    return V.horizon("n", n)
 
 
 def klucb_tail_bound(mu, mu_star, eps, n) -> float:
@@ -474,6 +499,7 @@ def klucb_tail_chernoff_sum(mu, mu_star, eps, n, c=3.0) -> float:
     """
     mu, mu_star, eps = _check_pair(mu, mu_star, eps)
     n = _check_n(n)
+    c = V.positive_real("c", c, allow_zero=True)
     cst = klucb_tail_constants_mp(mu, mu_star, eps, dps=30)
     dr = cst["kl_r_mu"]
     if dr == mpmath.inf:
@@ -481,7 +507,38 @@ def klucb_tail_chernoff_sum(mu, mu_star, eps, n, c=3.0) -> float:
     tau, _ = _tau(mu, mu_star, eps, n, c)
     S = math.floor(tau) + 1
     with mpmath.workdps(30):
-        return float(mpmath.exp(-S * dr) / -mpmath.expm1(-dr))
+        out = float(mpmath.exp(-S * dr) / -mpmath.expm1(-dr))
+    if not math.isfinite(out):
+        raise ValueError(
+            f"eps = {eps:g} makes the sum exceed the float64 range (it grows like 1/eps^2 as "
+            "eps -> 0); use a larger eps"
+        )
+    return out
+
+
+#: largest first index s0 of the exact binomial-tail sums (their index arrays are int64)
+_MAX_S0 = 2**53
+
+
+def _start(tau, eps, c, n):
+    """The first s of a sum over s > tau; a ValueError naming eps, c and n if tau is too large."""
+    if not tau < _MAX_S0:
+        raise ValueError(
+            f"eps = {eps:g}, c = {c:g} and n = {n} put tau = (1 + eps)(log n + c log log n) / "
+            "kl(mu, mu*) at or above 2^53, beyond the exact sum's index range; use a smaller "
+            "eps, c or n"
+        )
+    return math.floor(tau) + 1
+
+
+def _rate(dr, eps):
+    """``kl(r, mu)`` in float64, > 0: a ValueError naming eps where it underflows."""
+    if not dr > 0:
+        raise ValueError(
+            f"eps = {eps:g} makes kl(r, mu) (about eps^2) underflow float64: the series "
+            "would not converge; use a larger eps"
+        )
+    return dr
 
 
 def _sum_until(term_block, tail_after, s0, rel_tol, max_s):
@@ -508,11 +565,14 @@ def klucb_tail_event_sum(mu, mu_star, eps, n, c=3.0, rel_tol=1e-14):
     """
     mu, mu_star, eps = _check_pair(mu, mu_star, eps)
     n = _check_n(n)
+    c = V.positive_real("c", c, allow_zero=True)
+    rel_tol = V.positive_real("rel_tol", rel_tol)
     if mu == 0:
         return 0.0, 0.0
     cst = klucb_tail_constants_mp(mu, mu_star, eps, dps=30)
-    r, dr = float(cst["r"]), float(cst["kl_r_mu"])
+    r, dr = float(cst["r"]), _rate(float(cst["kl_r_mu"]), eps)
     tau, _ = _tau(mu, mu_star, eps, n, c)
+    s0 = _start(tau, eps, c, n)
 
     def terms(ss):
         return stats.binom.sf(np.floor(ss * r), ss, mu)  # P(k > s r)
@@ -520,7 +580,7 @@ def klucb_tail_event_sum(mu, mu_star, eps, n, c=3.0, rel_tol=1e-14):
     def tail(s):
         return math.exp(-(s + 1) * dr) / -math.expm1(-dr)
 
-    low, t = _sum_until(terms, tail, math.floor(tau) + 1, rel_tol, 10**8)
+    low, t = _sum_until(terms, tail, s0, rel_tol, max(10**8, s0 + 10**8))
     return low, low + t
 
 
@@ -554,9 +614,12 @@ def klucb_tail_expected_bad_rounds(mu, mu_star, eps, n, c=3.0, rel_tol=1e-14):
     """
     mu, mu_star, eps = _check_pair(mu, mu_star, eps)
     n = _check_n(n)
+    c = V.positive_real("c", c, allow_zero=True)
+    rel_tol = V.positive_real("rel_tol", rel_tol)
     if mu == 0:
         return 0.0, 0.0
     tau, f = _tau(mu, mu_star, eps, n, c)
+    s0 = _start(tau, eps, c, n)
     last = {}
 
     def terms(ss):
@@ -572,7 +635,7 @@ def klucb_tail_expected_bad_rounds(mu, mu_star, eps, n, c=3.0, rel_tol=1e-14):
         k = float(kl(q, mu))
         return math.exp(-(s + 1) * k) / -math.expm1(-k)
 
-    low, t = _sum_until(terms, tail, math.floor(tau) + 1, rel_tol, 10**8)
+    low, t = _sum_until(terms, tail, s0, rel_tol, max(10**8, s0 + 10**8))
     return low, low + t
 
 
@@ -714,7 +777,6 @@ def klucb_loglog_constant(n, c=3.0) -> float:
     return klucb_loglog_term(n, c) / ll
 
 
-@lru_cache(maxsize=8)
 def klucb_loglog_valid_from(constant=float(GC_LOGLOG_CONSTANT)) -> int:
     """Smallest n0 with ``F(m) <= constant * log log m`` for every m >= n0 (c = 3).
 
@@ -726,6 +788,11 @@ def klucb_loglog_valid_from(constant=float(GC_LOGLOG_CONSTANT)) -> int:
     constant = V.positive_real("constant", constant)
     if constant <= math.e:
         raise ValueError(f"constant must be > e (the limit of F(n)/log log n), got {constant}")
+    return _valid_from(constant)
+
+
+@lru_cache(maxsize=8)
+def _valid_from(constant):
     m = _EXACT_LIMIT
     u0 = math.log(m)
     R = 3 * (math.log(u0) + 1) / u0 + u0**-2 / 2

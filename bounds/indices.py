@@ -15,6 +15,16 @@ Thus ``klucb_threshold(t, c) = log t + c * max(log log t, 0)`` is >= 0 and
 nondecreasing in t, equal to ``log t`` for t <= e; and the UCB1 radius
 ``c_{t,s} = sqrt(1.5 log max(t, 1) / s)`` is 0 at t = 0 and t = 1.
 For t >= 3 (so t > e) the rule changes nothing.
+
+Other edge rules
+----------------
+* Times are finite and at most ``1e300`` (``_validate.MAX_HORIZON``, as horizons).
+* A UCB1 observation count ``s`` (``count``) must be >= 1: the radius ``sqrt(1.5 log t / s)``
+  grows without bound as ``s -> 0`` (a subnormal count gave ``inf``), and a policy computes
+  an index only for an item observed at least once (each item is observed once first).
+  Counts need not be integers (counts in the billions are exact in float64 up to 2^53).
+* KL-UCB counts may be 0 (the index is then 1, :func:`bounds.kl.klucb_index`).
+* Means 0 and 1 are allowed everywhere; the UCB1 index may exceed 1, as in the paper.
 """
 
 from __future__ import annotations
@@ -41,13 +51,13 @@ __all__ = [
 
 @numba.njit(cache=True, no_cfunc_wrapper=True)
 def safe_log(t):
-    """``log(max(t, 1))``: the small-t rule for ``log t`` (module docstring)."""
+    """``log(max(t, 1))``: the small-t rule for ``log t`` (module docstring); no input checks."""
     return math.log(t) if t > 1.0 else 0.0
 
 
 @numba.njit(cache=True, no_cfunc_wrapper=True)
 def safe_loglog(t):
-    """``max(log log t, 0)``: the small-t rule for ``log log t`` (0 for t <= e)."""
+    """``max(log log t, 0)``: the small-t rule for ``log log t`` (0 for t <= e); no input checks."""
     return math.log(math.log(t)) if t > math.e else 0.0
 
 
@@ -69,10 +79,29 @@ def ucb1_radius_scalar(t, s, alpha):
 
 
 def _check_times(name, t, minimum):
-    a = V.as_float_array(name, t)
-    if (a < minimum).any() or np.isinf(a).any():
-        bad = a[(a < minimum) | np.isinf(a)]
-        raise ValueError(f"{name} must be finite and >= {minimum}, got {float(bad.flat[0])}")
+    try:
+        a = V.as_float_array(name, t)
+    except ValueError as exc:
+        raise ValueError(
+            f"{name} must be a time (a number in [{minimum}, 1e300]) or an array of them, "
+            f"got {V.show(t)}"
+        ) from exc
+    bad = ~((a >= minimum) & (a <= V.MAX_HORIZON))
+    if bad.any():
+        raise ValueError(
+            f"{name} must be finite, >= {minimum} and <= 1e300, got {float(a[bad].flat[0])}"
+        )
+    return a
+
+
+def _check_counts(name, s):
+    """UCB1 observation counts: finite and >= 1 (module docstring, Other edge rules)."""
+    a = V.as_float_array(name, s)
+    bad = ~((a >= 1) & np.isfinite(a))
+    if bad.any():
+        raise ValueError(
+            f"{name} (number of observations) must be finite and >= 1, got {float(a[bad].flat[0])}"
+        )
     return a
 
 
@@ -105,13 +134,11 @@ def ucb1_radius(t, s):
     ----------
     t : array_like of float >= 0
         Time argument (``t - 1`` at step t); ``log t`` follows the small-t rule.
-    s : array_like of float > 0
-        Number of observations.
+    s : array_like of float >= 1
+        Number of observations (module docstring: a count below 1 is refused).
     """
     t = _check_times("t", t, 0)
-    s = V.as_float_array("s", s)
-    if (s <= 0).any() or np.isinf(s).any():
-        raise ValueError("s (number of observations) must be finite and > 0")
+    s = _check_counts("s", s)
     V.broadcast(t=t, s=s)
     out = np.sqrt(1.5 * np.where(t > 1, np.log(np.maximum(t, 1)), 0.0) / s)
     return float(out) if out.ndim == 0 else out
@@ -123,15 +150,13 @@ def ucb1_index(mean, count, t):
     Parameters
     ----------
     mean, count : array_like
-        Empirical mean in [0, 1] and observation count > 0, broadcast together.
+        Empirical mean in [0, 1] and observation count >= 1, broadcast together.
     t : array_like of float >= 1
         Current step; the radius uses ``t - 1``. The index may exceed 1, as in the paper.
     """
     mean = V.probabilities("mean", mean)
     t = _check_times("t", t, 1)
-    count = V.as_float_array("count", count)
-    if (count <= 0).any() or np.isinf(count).any():
-        raise ValueError("count (number of observations) must be finite and > 0")
+    count = _check_counts("count", count)
     V.broadcast(mean=mean, count=count, t=t)
     out = mean + ucb1_radius(t - 1.0, count)
     return float(out) if np.ndim(out) == 0 else out

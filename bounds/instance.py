@@ -41,11 +41,11 @@ class CascadeInstance:
 
     def __post_init__(self):
         if self.weights is None:
-            raise TypeError("weights must be a sequence of probabilities, got None")
+            raise ValueError("weights must be a sequence of probabilities, got None")
         w = V.probabilities("weights", self.weights, ndim=1)
         if w.size == 0:
             raise ValueError("weights must hold at least one attraction probability")
-        K = V.list_size(self.K, w.size)
+        K = V.list_size(self.K, w.size, "the number of weights")
         object.__setattr__(self, "weights", tuple(float(x) for x in w))
         object.__setattr__(self, "K", K)
         w = w.copy()
@@ -156,7 +156,7 @@ def as_instance(instance_or_weights, K=None) -> CascadeInstance:
     if K is None:
         raise ValueError("K is required when attraction probabilities are given as an array")
     if instance_or_weights is None:
-        raise TypeError(
+        raise ValueError(
             "weights must be a CascadeInstance or a sequence of probabilities, got None"
         )
     return CascadeInstance(instance_or_weights, K)

@@ -84,6 +84,7 @@ def _make_kl(log_ratio, inf):
     """
 
     def _kl(p, q):
+        """Bernoulli ``kl(p, q)`` in one arithmetic; no input checks (:func:`kl` checks)."""
         d = q - p
         if p == 0:
             a = 0.0 * d  # 0 log 0 = 0 (typed like d)
@@ -211,9 +212,11 @@ _NUMBER_TYPES = (int, float, np.integer, np.floating, mpmath.mpf, str)
 
 
 def _as_mpf(name, x):
-    """``mpmath.mpf(x)`` for a real number or a numeric string; ValueError/TypeError naming it."""
+    """``mpmath.mpf(x)`` for a real number or a numeric string; a ValueError naming it."""
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iuf":
+        x = x.item()
     if x is None or isinstance(x, (bool, np.bool_)) or not isinstance(x, _NUMBER_TYPES):
-        raise TypeError(f"{name} must be a real number or a numeric string, got {V.show(x)}")
+        raise ValueError(f"{name} must be a real number or a numeric string, got {V.show(x)}")
     try:
         return mpmath.mpf(x.item() if isinstance(x, np.generic) else x)
     except (TypeError, ValueError) as exc:

@@ -231,22 +231,27 @@ def theorem2_gapfree_split(L, K, n, threshold):
     L, K = _LK(L, K)
     th = V.positive_real("threshold", threshold)
     n, scalar = _horizon(n)
-    out = th * n * _kprime(L, K) + 12 * (L - K) * _log(n) / th + math.pi**2 * L / 3
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = th * n * _kprime(L, K) + 12 * (L - K) * _log(n) / th + math.pi**2 * L / 3
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"threshold = {V.show(threshold)} and n = {V.show(n)} put the split beyond the "
+            "float64 range; use a smaller threshold or n"
+        )
     return float(out) if scalar else out
 
 
 def theorem2_gapfree_threshold(L, K, n):
     """The minimiser ``sqrt(12 (L - K) log n / (n K'))`` of :func:`theorem2_gapfree_split`.
 
-    Returns ``nan`` when the split does not depend on the threshold's optimum (``K = L``, or
-    ``n = 1`` where ``log n = 0`` and the infimum is approached as the threshold -> 0).
+    0 where no positive threshold attains the minimum, as :func:`theorem3_gapfree_threshold`:
+    ``K = L`` (the split does not depend on the threshold) and ``n = 1`` (``log n = 0``: the
+    infimum, the bound's value, is approached as the threshold -> 0).
     """
     L, K = _LK(L, K)
     n, scalar = _horizon(n)
     kp = _kprime(L, K)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        th = np.sqrt(12 * (L - K) * _log(n) / (n * kp)) if kp else np.full_like(n, np.nan)
-    th = np.where(th > 0, th, np.nan)
+    th = np.sqrt(12 * (L - K) * _log(n) / (n * kp)) if kp else np.zeros_like(n)
     return float(th) if scalar else th
 
 
@@ -264,8 +269,8 @@ def theorem2_gapfree_bound(L, K, n):
     """
     L, K = _LK(L, K)
     n, scalar = _horizon(n)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = 4 * np.sqrt(3.0 * (L - K) * _kprime(L, K) * n * _log(n)) + math.pi**2 * L / 3
+    # sqrt(n) apart: n (L - K) K' log n alone leaves float64 near n = 1e300
+    out = 4 * np.sqrt(3.0 * (L - K) * _kprime(L, K) * _log(n)) * np.sqrt(n) + math.pi**2 * L / 3
     out = _finite(out, n)
     return float(out) if scalar else out
 
@@ -312,8 +317,12 @@ def theorem3_gapfree_leading(L, K, n, eps, w_max=1.0):
     cw = theorem3_gapfree_weight_factor(w_max)
     n, scalar = _horizon(n)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = 2 * np.sqrt((1 + eps) * _f(n) * (L - K) * _kprime(L, K) * cw * n)
-    out = _finite(out, n)
+        out = 2 * np.sqrt((1 + eps) * _f(n) * (L - K) * _kprime(L, K) * cw) * np.sqrt(n)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"eps = {V.show(eps)} and n = {V.show(n)} put the leading term beyond the float64 "
+            "range; use a smaller eps or n"
+        )
     return float(out) if scalar else out
 
 
@@ -325,7 +334,7 @@ def theorem3_gapfree_threshold(L, K, n, eps, w_max=1.0) -> float:
     L, K = _LK(L, K)
     eps = V.positive_real("eps", eps, allow_zero=True)
     cw = theorem3_gapfree_weight_factor(w_max)
-    n = float(V.positive_int("n", n))
+    n = float(V.horizon("n", n))
     kp = _kprime(L, K)
     if kp == 0:
         return 0.0
@@ -345,7 +354,7 @@ def theorem3_gapfree_constant(inst, n, eps, threshold, K=None, form="proof") -> 
     V.choice("form", form, THEOREM3_FORMS)
     eps = V.positive_real("eps", eps)
     th = V.positive_real("threshold", threshold, allow_zero=True)
-    n = float(V.positive_int("n", n))
+    n = float(V.horizon("n", n))
     tail = 0.0
     if inst.L > inst.K:
         gaps = inst.gaps()
@@ -404,7 +413,7 @@ def theorem3_gapfree_bound(inst, n, eps=None, K=None, form="proof"):
     (unlike Theorem 3's own ``C``). Premises: CascadeKL-UCB of [K15].
     """
     inst = _instance(inst, K)
-    n = V.positive_int("n", n)
+    n = V.horizon("n", n)
     if eps is not None:
         eps = V.positive_real("eps", eps)
         return _gapfree3_scalar(inst, n, eps, form), eps
@@ -501,23 +510,29 @@ def zhong_lower_order(L, K, n):
 
 
 def _list_arg(inst, items):
-    if isinstance(items, (str, bytes)):
-        raise ValueError(f"items must be a sequence of item indices, got {items!r}")
-    try:
-        a = [int(x) for x in items]
-    except (TypeError, ValueError):
-        raise ValueError(f"items must be a sequence of item indices, got {items!r}") from None
-    if any(not float(x).is_integer() for x in items):
-        raise ValueError(f"items must be integers, got {items!r}")
-    if len(a) != inst.K or len(set(a)) != inst.K or min(a) < 0 or max(a) >= inst.L:
-        raise ValueError(
-            f"items must be {inst.K} distinct indices in 0..{inst.L - 1} "
-            f"(positions in the sorted weights), got {items!r}"
-        )
+    bad = ValueError(
+        f"items must be {inst.K} distinct integer indices in 0..{inst.L - 1} "
+        f"(positions in the sorted weights), got {V.show(items)}"
+    )
+    if isinstance(items, (str, bytes, dict, set)) or V.ndim(items) != 1:
+        raise bad
+    a = []
+    for x in items:
+        if isinstance(x, (bool, np.bool_)):
+            raise bad
+        try:
+            v = V.positive_int("items", x, minimum=0)
+        except ValueError:
+            raise bad from None
+        a.append(v)
+    if len(a) != inst.K or len(set(a)) != inst.K or max(a) >= inst.L:
+        raise bad
     return a
 
 
 def _weights(inst, exact):
+    if not isinstance(exact, (bool, np.bool_)):
+        raise ValueError(f"exact must be True or False, got {V.show(exact)}")
     s = inst.sorted_weights
     return [Fraction(float(x)) for x in s] if exact else [float(x) for x in s]
 
@@ -608,13 +623,18 @@ def graves_lai_lp_coefficient(inst, K=None, max_lists=GRAVES_LAI_MAX_LISTS) -> f
     if (s <= 0).any() or (s >= 1).any():
         raise ValueError("graves_lai_lp_coefficient needs every weight in (0, 1)")
     L, K = inst.L, inst.K
-    if L == K:
+    if inst.regret_free:  # K = L or all weights equal: R(n) = 0, the constant is 0
         return 0.0
     count = math.perm(L, K)
     if count > m:
         raise ValueError(f"the LP would enumerate {count} lists > max_lists = {m}; use smaller L")
     sub = list(range(K, L))
     kls = [float(kl_mp(float(s[i]), float(s[K - 1]))) for i in sub]
+    if min(kls) < 1e-12:  # HiGHS's feasibility tolerance is about 1e-9 on scaled rows
+        raise ValueError(
+            f"the weights hold a gap so small that kl(w(e), w(K)) = {min(kls):.3g} < 1e-12: the "
+            "LP is beyond HiGHS's tolerances; use graves_lai_coefficient (the closed form)"
+        )
     cost, cols = [], []
     for a in itertools.permutations(range(L), K):
         if max(a) < K:
@@ -635,11 +655,22 @@ def graves_lai_lp_coefficient(inst, K=None, max_lists=GRAVES_LAI_MAX_LISTS) -> f
     return float(res.fun)
 
 
+def _to_float_ratio(num, den) -> float:
+    out = num / den
+    try:
+        return float(out)
+    except OverflowError:  # w(1) within an ulp or so of 1 and K large: (1 - w(1))^(K-1) tiny
+        raise ValueError(
+            "the weights put the ratio beyond the float64 range (w(1) too close to 1)"
+        ) from None
+
+
 def graves_lai_over_theorem4(inst, K=None) -> float:
     """``prod_{j<K} (1 - w(j)) / (1 - w(1))^(K-1)``: the sharp over the general Theorem 4 constant.
 
-    ``>= 1``; equal to 1 iff ``K = 1`` or ``w(1) = ... = w(K-1)`` (every B_LB). ``nan`` if
-    ``w(1) = 1`` (both constants are 0).
+    ``>= 1``; equal to 1 iff ``K = 1`` or ``w(1) = ... = w(K-1)`` (every B_LB). Undefined,
+    a ValueError, if ``K >= 2`` and ``w(1) = 1`` (both constants are 0; the ratio has no limit
+    as ``w(1) -> 1`` for ``K >= 3``).
     """
     inst = _instance(inst, K)
     s = [Fraction(float(x)) for x in inst.sorted_weights]
@@ -647,7 +678,12 @@ def graves_lai_over_theorem4(inst, K=None) -> float:
     for x in s[: inst.K - 1]:
         num *= 1 - x
     den = (1 - s[0]) ** (inst.K - 1)
-    return math.nan if den == 0 else float(num / den)
+    if den == 0:
+        raise ValueError(
+            "the weights have w(1) = 1 with K >= 2: both Theorem 4 constants are 0 and their "
+            "ratio is undefined"
+        )
+    return _to_float_ratio(num, den)
 
 
 # ---------------------------------------------------------------------------
@@ -662,7 +698,7 @@ def theorem3_form(n) -> str:
     printed ``7 K log log n`` is valid; ``"proof"`` (the sum the proof gives) below 48
     (:mod:`bounds.garivier_cappe`).
     """
-    return "paper" if V.positive_int("n", n) >= 48 else "proof"
+    return "paper" if V.horizon("n", n) >= 48 else "proof"
 
 
 def upper_bound(bound, inst, n, K=None) -> float:
@@ -704,7 +740,7 @@ def upper_bound(bound, inst, n, K=None) -> float:
             f"bound {bound!r} is a lower bound; upper bounds with a constant: {allowed}"
         )
     inst = as_instance(inst, K)
-    return float(b(inst, V.positive_int("n", n)))
+    return float(b(inst, V.horizon("n", n)))
 
 
 def _row(name, source, assumptions, kind, gap, form, value, rate, algorithm):
@@ -744,7 +780,7 @@ def ledger(instance, n, K=None) -> list[dict]:
     from cascading_bandits.bounds.registry import all_bounds
 
     inst = as_instance(instance, K)
-    n = V.positive_int("n", n)
+    n = V.horizon("n", n)
     rows = []
     for b in all_bounds():
         if not b.applies(inst, n):

@@ -36,6 +36,7 @@ identity, so it holds for all real (indeed commutative-ring) values.
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -70,11 +71,8 @@ MAX_SYMBOLIC_K = 64
 
 
 def _check_K(K, minimum=1) -> int:
-    if K is None:
-        raise TypeError(f"K must be an integer >= {minimum}, got None")
-    if isinstance(K, (bool, np.bool_)) or not isinstance(K, (numbers.Integral, np.integer)):
-        raise ValueError(f"K must be an integer >= {minimum}, got {V.show(K)}")
-    if K < minimum or K > MAX_SYMBOLIC_K:
+    K = V.positive_int("K", K, minimum=minimum)  # integer-valued floats and 0-d arrays too
+    if K > MAX_SYMBOLIC_K:
         raise ValueError(
             f"K must be an integer in [{minimum}, {MAX_SYMBOLIC_K}] (the size limit of the "
             f"symbolic proof), got {int(K)}"
@@ -101,15 +99,48 @@ def _prod(factors):
     return out
 
 
+def _factors(x, y):
+    """``x``, ``y`` as two tuples of one length of sympy expressions or real numbers."""
+    import sympy
+
+    out = []
+    for name, v in (("x", x), ("y", y)):
+        if isinstance(v, (str, bytes, dict, set)) or not hasattr(v, "__len__"):
+            raise ValueError(
+                f"{name} must be a sequence of numbers or sympy expressions, got {V.show(v)}"
+            )
+        items = list(np.asarray(v, dtype=object).ravel()) if isinstance(v, np.ndarray) else list(v)
+        for e in items:
+            real = isinstance(e, (numbers.Real, np.integer, np.floating)) and not isinstance(
+                e, (bool, np.bool_)
+            )
+            if not (real and math.isfinite(float(e))) and not isinstance(e, sympy.Expr):
+                raise ValueError(
+                    f"{name} must hold finite real numbers or sympy expressions, got {V.show(e)}"
+                )
+        out.append(tuple(e.item() if isinstance(e, np.generic) else e for e in items))
+    if len(out[0]) != len(out[1]):
+        raise ValueError(f"x and y must have one length K, got {len(out[0])} and {len(out[1])}")
+    return out
+
+
 def lemma1_lhs(x, y):
-    """``prod_k x_k - prod_k y_k`` (left side of the identity in the proof of Lemma 1)."""
+    """``prod_k x_k - prod_k y_k`` (left side of the identity in the proof of Lemma 1).
+
+    ``x``, ``y``: sequences of one length K of sympy expressions or finite real numbers.
+    """
+    x, y = _factors(x, y)
     return _prod(x) - _prod(y)
 
 
 def lemma1_rhs(x, y):
-    """``sum_k (prod_{i<k} x_i) (x_k - y_k) (prod_{j>k} y_j)`` (right side of the identity)."""
+    """``sum_k (prod_{i<k} x_i) (x_k - y_k) (prod_{j>k} y_j)`` (right side of the identity).
+
+    ``x``, ``y`` as in :func:`lemma1_lhs`.
+    """
     import sympy
 
+    x, y = _factors(x, y)
     K = len(x)
     return sympy.Add(*[_prod(x[:k]) * (x[k] - y[k]) * _prod(y[k + 1 :]) for k in range(K)])
 
@@ -245,20 +276,24 @@ def exact_probabilities(w) -> list[Fraction]:
     return [_exact(f"w[{i}]", v) for i, v in enumerate(items)]
 
 
-def _check_list(name, A, L) -> list[int]:
+def _check_list(name, A, L=None, *, permutation=True) -> list[int]:
+    """Integer item indices (in ``0..L-1`` when L is given); a K-permutation unless told."""
+    if isinstance(A, (str, bytes, dict)) or (permutation and isinstance(A, (set, frozenset))):
+        raise ValueError(f"{name} must be a list of item indices, got {V.show(A)}")
     try:
-        items = list(A)
+        items = list(np.asarray(A).ravel()) if isinstance(A, np.ndarray) else list(A)
     except TypeError as exc:
         raise ValueError(f"{name} must be a list of item indices, got {V.show(A)}") from exc
     out = []
     for a in items:
-        if isinstance(a, bool) or not isinstance(a, numbers.Integral):
-            raise ValueError(
-                f"{name} must hold integer item indices in 0..{L - 1}, got {V.show(a)}"
-            )
-        if not 0 <= a < L:
-            raise ValueError(f"{name} must hold item indices in 0..{L - 1}, got {a}")
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (numbers.Integral, np.integer)):
+            raise ValueError(f"{name} must hold integer item indices, got {V.show(a)}")
+        if a < 0 or (L is not None and a >= L):
+            where = "" if L is None else f" in 0..{L - 1} (L = {L} weights in w)"
+            raise ValueError(f"{name} must hold item indices >= 0{where}, got {int(a)}")
         out.append(int(a))
+    if not permutation:
+        return out
     if not out:
         raise ValueError(f"{name} must hold at least one item")
     if len(set(out)) != len(out):
@@ -277,7 +312,11 @@ def _check_lists(A, B, w):
 
 
 def premise_holds(A, B) -> bool:
-    """Lemma 1's premise: ``a_i = b_j`` only if ``i = j``."""
+    """Lemma 1's premise: ``a_i = b_j`` only if ``i = j``.
+
+    ``A``, ``B``: lists of distinct item indices >= 0 (checked; ValueError otherwise).
+    """
+    A, B = _check_list("A", A), _check_list("B", B)
     return all(a != b for i, a in enumerate(A) for j, b in enumerate(B) if i != j)
 
 
@@ -313,7 +352,7 @@ def lemma1_expectation(A, B, w, check_premise=True):
     """
     w, A, B = _check_lists(A, B, w)
     if not isinstance(check_premise, (bool, np.bool_)):
-        raise TypeError(f"check_premise must be True or False, got {V.show(check_premise)}")
+        raise ValueError(f"check_premise must be True or False, got {V.show(check_premise)}")
     if check_premise and not premise_holds(A, B):
         bad = [(i, j) for i, a in enumerate(A) for j, b in enumerate(B) if i != j and a == b]
         i, j = bad[0]
@@ -345,7 +384,9 @@ def expectation_by_enumeration(w, items, payoff):
         ``payoff(val)`` with ``val`` a dict item -> 0/1 outcome; returns a number.
     """
     w = exact_probabilities(w)
-    items = sorted(set(items))
+    if not callable(payoff):
+        raise ValueError(f"payoff must be a callable of the outcomes, got {V.show(payoff)}")
+    items = sorted(set(_check_list("items", items, len(w), permutation=False)))
     if len(items) > 16:
         raise ValueError(f"enumeration over 2^{len(items)} outcomes is too large; use <= 16 items")
     total = Fraction(0)
@@ -355,7 +396,12 @@ def expectation_by_enumeration(w, items, payoff):
         for e, bit in val.items():
             prob *= w[e] if bit else 1 - w[e]
         if prob:
-            total += prob * payoff(val)
+            try:
+                total += prob * payoff(val)
+            except KeyError as exc:  # the payoff read an outcome it was not given
+                raise ValueError(
+                    f"payoff read item {exc.args[0]!r}, which is not in items {items}"
+                ) from None
     return total
 
 

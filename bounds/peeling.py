@@ -240,7 +240,10 @@ def _lemma2_args(p, p_opt):
                     f"got p_opt[{i - 1}] = {ps[i - 1]} < p_opt[{i}] = {ps[i]}"
                 )
         if not ps[-1] > pp:
-            raise ValueError(f"Lemma 2 needs p_K > p; got p_K = {ps[-1]} and p = {pp}")
+            raise ValueError(
+                f"p_opt must end above p (Lemma 2 needs p_K > p, p_K = p_opt[-1]); "
+                f"got p_K = {ps[-1]} and p = {pp}"
+            )
         if kind == "mp":
             kl, log = kl_mp, mpmath.log
         else:

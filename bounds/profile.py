@@ -38,6 +38,15 @@ Theorem 3 (CascadeKL-UCB), ``tau_{e,e*} = (1 + eps)(log n + 3 log log n) / kl(w(
 Links 1 -> 2 and 2 -> 3 (3 -> 4 for KL-UCB's ``Mbar``) hold run by run; the others in
 expectation (Theorem 1 and the bad-step bounds). :func:`asymptotic_factors` splits the
 factor between Theorem 3's (or 2's) ``log n`` coefficient and Theorem 4's in the same way.
+
+Means 0 and 1 (edge rules). Attraction probabilities 0 and 1 are allowed. With ``w(e*) = 1``
+(``--p 1``, or weights ``1,1,0,0``) ``kl(w(e), w(e*)) = inf``, so KL-UCB's ``tau_{e,e*}`` is 0,
+Theorem 4's and Theorem 3's KL-based constants are 0, and a policy may have regret 0 on
+every run. Every ratio of two nonnegative quantities here (a link to the previous one, the
+total factor, a count to its ``tau``, the bootstrap resamples) follows one rule:
+``a / b`` for ``b > 0``, ``+inf`` for ``a > 0 = b`` and ``1`` for ``a = b = 0`` (equal
+quantities: the step loses nothing). :func:`asymptotic_factors` gives ``factor = None``
+where the previous coefficient is 0 (its rows are coefficients, not bounds on one another).
 """
 
 from __future__ import annotations
@@ -63,9 +72,57 @@ CHAIN_POLICIES = ("cascade-ucb1", "cascade-klucb")
 
 
 def _inst(weights, K):
+    if isinstance(weights, (str, bytes)) or V.ndim(weights) != 1:
+        raise ValueError(f"weights must be a sequence of probabilities, got {V.show(weights)}")
     inst = as_instance(tuple(weights), K)
     inst.require_unique_optimum()
     return inst
+
+
+def _ratio(a, b):
+    """``a / b`` of nonnegative values by the module's rule (1 for 0/0, inf for a/0, a > 0)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.where(b > 0, a / np.where(b > 0, b, 1.0), np.where(a > 0, np.inf, 1.0))
+    return float(out) if out.ndim == 0 else out
+
+
+#: attributes of simulate.counters.ProofCounters read here
+_COUNTER_FIELDS = (
+    "weights", "K", "policy", "order", "horizon", "tau", "G", "G_good", "M", "Mbar_good",
+    "regret", "regret_bad", "bad_steps", "thm1_upper_good", "thm1_exact_good",
+)  # fmt: skip
+
+
+def _check_counters(pc, extra=()):
+    """The counters' fields, their shapes ``(runs,)`` and ``(runs, L-K, K)``; a ValueError."""
+    missing = [f for f in _COUNTER_FIELDS + tuple(extra) if not hasattr(pc, f)]
+    if missing:
+        raise ValueError(
+            "counters must be a simulate.counters.ProofCounters (counted runs); "
+            f"got {V.show(pc)} without {', '.join(missing)}"
+        )
+    V.choice("counters.policy", pc.policy, CHAIN_POLICIES)
+    inst = _inst(pc.weights, pc.K)
+    n = V.horizon("counters.horizon", pc.horizon)
+    r = V.as_float_array("counters.regret", pc.regret, ndim=1)
+    if r.size == 0:
+        raise ValueError("counters must hold at least one run (counters.regret is empty)")
+    shapes = {
+        "regret_bad": (r.size,), "bad_steps": (r.size,), "thm1_upper_good": (r.size,),
+        "thm1_exact_good": (r.size,), "G": (r.size, inst.L - inst.K, inst.K),
+        "G_good": (r.size, inst.L - inst.K, inst.K), "M": (r.size, inst.L - inst.K, inst.K),
+        "Mbar_good": (r.size, inst.L - inst.K, inst.K), "below": (r.size, inst.K),
+        "bpath": (r.size, inst.L - inst.K),
+    }  # fmt: skip
+    for f, shape in shapes.items():
+        if f in _COUNTER_FIELDS or f in extra:
+            a = V.as_float_array(f"counters.{f}", getattr(pc, f))
+            if a.shape != shape:
+                raise ValueError(f"counters.{f} must have shape {shape}, got {a.shape}")
+            if not np.isfinite(a).all() or (a < 0).any():
+                raise ValueError(f"counters.{f} must hold finite values >= 0")
+    return inst, n
 
 
 def _log(n):
@@ -105,12 +162,12 @@ def proof_thresholds(weights, K, policy, n, eps=None, form="paper"):
 
     inst = _inst(weights, K)
     V.choice("policy", policy, CHAIN_POLICIES)
-    n = V.positive_int("n", n)
+    n = V.horizon("n", n)
+    V.choice("form", form, ("paper", "proof"))
     gaps = inst.gaps()
     if policy == "cascade-ucb1":
         return 6.0 * _log(n) / gaps**2, None
     if eps is None:
-        V.choice("form", form, ("paper", "proof"))
         eps = _optimal_eps(tuple(float(x) for x in inst.weights), inst.K, n, form)
     else:
         eps = V.positive_real("eps", eps)
@@ -122,29 +179,46 @@ def proof_thresholds(weights, K, policy, n, eps=None, form="paper"):
 def ratio_interval(num, den, confidence=0.95, resamples=2000, seed=0):
     """Ratio of means ``mean(num) / mean(den)`` over runs with a percentile bootstrap interval.
 
-    ``num``, ``den``: arrays (runs,) (a constant is broadcast). Returns (ratio, lo, hi); the
-    interval is (nan, nan) with fewer than 2 runs. Resampling uses its own seeded generator.
+    ``num``, ``den``: finite values >= 0, a scalar or shape (runs,) (a scalar is broadcast).
+    Returns (ratio, lo, hi); the interval is (nan, nan) with fewer than 2 runs. The ratio of
+    each mean follows the module's rule (``+inf`` for ``a > 0 = b``, 1 for ``0 / 0``).
+    ``resamples`` is an integer in [1, 1e5]. Resampling uses its own seeded generator.
     """
-    num = np.asarray(num, dtype=float)
-    den = np.asarray(den, dtype=float)
+    num = _values("num", num)
+    den = _values("den", den)
+    if num.size > 1 and den.size > 1 and num.size != den.size:
+        raise ValueError(f"num and den must have one value per run; got {num.size} and {den.size}")
     runs = max(num.size, den.size)
     num = np.broadcast_to(num, (runs,))
     den = np.broadcast_to(den, (runs,))
     conf = V.probability("confidence", confidence, open_low=True, open_high=True)
-    r = float(num.mean() / den.mean()) if den.mean() != 0 else math.inf
+    seed = V.positive_int("seed", seed, minimum=0)
+    resamples = V.bounded_int("resamples", resamples, 10**5, "the bootstrap's size limit")
+    r = _ratio(num.mean(), den.mean())
     if runs < 2:
         return r, math.nan, math.nan
-    rng = np.random.default_rng(np.random.SeedSequence(V.positive_int("seed", seed, minimum=0)))
-    idx = rng.integers(0, runs, size=(V.positive_int("resamples", resamples), runs))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        b = num[idx].mean(axis=1) / den[idx].mean(axis=1)
-    lo, hi = np.quantile(b, [(1 - conf) / 2, (1 + conf) / 2])
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    idx = rng.integers(0, runs, size=(resamples, runs))
+    b = _ratio(num[idx].mean(axis=1), den[idx].mean(axis=1))
+    with np.errstate(invalid="ignore"):  # inf resamples (a / 0) are kept as inf
+        lo, hi = np.quantile(b, [(1 - conf) / 2, (1 + conf) / 2])
     return r, float(lo), float(hi)
+
+
+def _values(name, x):
+    a = V.as_float_array(name, x)
+    if a.ndim > 1 or a.size == 0:
+        raise ValueError(f"{name} must be a number or a 1-d array of runs, got shape {a.shape}")
+    if not np.isfinite(a).all() or (a < 0).any():
+        raise ValueError(f"{name} must hold finite values >= 0")
+    return a.reshape(-1)
 
 
 def _links(vals, confidence, seed) -> list:
     """Links of a chain from ``(name, step, values over runs)``: mean, standard error and the
     ratio to the previous link with its bootstrap interval (:func:`ratio_interval`)."""
+    seed = V.positive_int("seed", seed, minimum=0)
+    V.probability("confidence", confidence, open_low=True, open_high=True)
     links, prev = [], None
     for i, (name, step, v) in enumerate(vals):
         v = np.asarray(v, float)
@@ -205,12 +279,13 @@ def proof_chain(counters, eps=None, form="paper", confidence=0.95, seed=0) -> di
     from cascading_bandits.bounds.decomposition import theorem1_alpha
 
     pc = counters
-    V.choice("counters.policy", pc.policy, CHAIN_POLICIES)
+    inst, n = _check_counters(pc)
     V.choice("form", form, ("paper", "proof"))
-    inst = _inst(pc.weights, pc.K)
-    n = int(pc.horizon)
+    confidence = V.probability("confidence", confidence, open_low=True, open_high=True)
+    seed = V.positive_int("seed", seed, minimum=0)
     tau, eps = proof_thresholds(pc.weights, pc.K, pc.policy, n, eps, form)
-    if not np.allclose(np.asarray(pc.tau), tau, rtol=1e-12, atol=0):
+    ptau = V.as_float_array("counters.tau", pc.tau)
+    if ptau.shape != tau.shape or not np.allclose(ptau, tau, rtol=1e-12, atol=0):
         raise ValueError(
             "counters were counted with other thresholds tau than this proof's at this horizon "
             "and eps; count with proof_thresholds(...)[0]"
@@ -263,11 +338,12 @@ def proof_chain(counters, eps=None, form="paper", confidence=0.95, seed=0) -> di
         "events_G": float(G.sum(axis=(1, 2)).mean()),
         "events_G_weighted": float((G * gaps).sum(axis=(1, 2)).mean()),
         "per_event_cost": float((r - rb).mean() / dg.mean()) if dg.mean() > 0 else math.nan,
-        "M_over_tau_max": float((M.mean(axis=0) / tau).max()),
-        "sumM_over_tauK_max": float((M.sum(axis=2).mean(axis=0) / tK).max()),
+        # counts over their tau by the module's ratio rule (tau = 0 where w(e*) = 1)
+        "M_over_tau_max": float(_ratio(M.mean(axis=0), tau).max()),
+        "sumM_over_tauK_max": float(_ratio(M.sum(axis=2).mean(axis=0), tK).max()),
         # the nested counting constraints sum_{j<=k} M_{e,j} <= tau_{e,k}, worst (e, k), max run
-        "nested_M_over_tau_max": float((np.cumsum(M, axis=2) / tau).max()),
-        "sumG_over_tauK_mean": float((G.sum(axis=2).mean(axis=0) / tK).mean()),
+        "nested_M_over_tau_max": float(_ratio(np.cumsum(M, axis=2), tau).max()),
+        "sumG_over_tauK_mean": float(_ratio(G.sum(axis=2).mean(axis=0), tK).mean()),
         "tau_K": tK.tolist(),
         "mean_G_by_item": G.sum(axis=2).mean(axis=0).tolist(),
         "mean_M_by_item": M.sum(axis=2).mean(axis=0).tolist(),
@@ -289,7 +365,7 @@ def proof_chain(counters, eps=None, form="paper", confidence=0.95, seed=0) -> di
         "confidence": confidence,
         "links": links,
         "parts": parts,
-        "total_factor": links[-1]["mean"] / links[0]["mean"],
+        "total_factor": _ratio(links[-1]["mean"], links[0]["mean"]),
     }
 
 
@@ -319,11 +395,11 @@ def binomial_chain(counters, confidence=0.95, seed=0) -> dict:
     from cascading_bandits.bounds import sharp
 
     pc = counters
-    V.choice("counters.policy", pc.policy, CHAIN_POLICIES)
-    if pc.below is None or pc.bpath is None:
+    if getattr(pc, "below", None) is None or getattr(pc, "bpath", None) is None:
         raise ValueError("counters lack the binomial chain's counts (below, bpath): re-count them")
-    inst = _inst(pc.weights, pc.K)
-    n = int(pc.horizon)
+    inst, n = _check_counters(pc, ("below", "bpath", "gaps"))
+    confidence = V.probability("confidence", confidence, open_low=True, open_high=True)
+    seed = V.positive_int("seed", seed, minimum=0)
     param = 1.5 if pc.policy == "cascade-ucb1" else float(pc.c)
     parts = sharp.binomial_bound_parts(inst, n, pc.policy, param)
     gaps = np.asarray(pc.gaps)
@@ -360,7 +436,7 @@ def binomial_chain(counters, confidence=0.95, seed=0) -> dict:
             "b_path_by_item": np.asarray(pc.bpath, float).mean(axis=0).tolist(),
             "b_part_by_item": np.asarray(parts["b_per_item"], float).tolist(),
         },
-        "total_factor": links[-1]["mean"] / links[0]["mean"],
+        "total_factor": _ratio(links[-1]["mean"], links[0]["mean"]),
     }
 
 
@@ -375,8 +451,12 @@ def asymptotic_factors(weights, K, policy, n=None, eps=None) -> list[dict]:
     3's ``(1 + eps)(log n + 3 log log n) / log n`` at n. The sharp lower constant
     (``alpha_sharp = prod_{j<K}(1 - w(j))``) is listed too.
 
+    ``n`` (an integer in [2, 1e300]; ``log n = 0`` at n = 1) and ``eps`` (> 0) are read for
+    CascadeKL-UCB only.
+
     Returns a list of dicts ``name``, ``coefficient`` (of ``log n``), ``factor`` (this over
-    the previous).
+    the previous; None for the first row and where the previous coefficient is 0, e.g. every
+    KL-based constant when ``w(K) = 1``).
     """
     from cascading_bandits.bounds import lower, upper
     from cascading_bandits.bounds.decomposition import theorem1_alpha
@@ -384,6 +464,12 @@ def asymptotic_factors(weights, K, policy, n=None, eps=None) -> list[dict]:
 
     inst = _inst(weights, K)
     V.choice("policy", policy, CHAIN_POLICIES)
+    if n is not None:
+        n = V.horizon("n", n)
+        if n < 2:
+            raise ValueError("n must be an integer >= 2 (the last row divides by log n), got 1")
+    if eps is not None:
+        eps = V.positive_real("eps", eps)
     alpha = float(theorem1_alpha(inst))
     lo = float(lower.theorem4_general_coefficient(inst))
     sharp = float(lower.theorem4_sharp_coefficient(inst))
@@ -400,8 +486,7 @@ def asymptotic_factors(weights, K, policy, n=None, eps=None) -> list[dict]:
             ("Lemma 2 peeling", upper.theorem3_leading_coefficient(inst)),
         ]
         if n is not None:
-            n = V.positive_int("n", n)
-            e = upper.theorem3_optimal_eps(inst, n) if eps is None else V.positive_real("eps", eps)
+            e = upper.theorem3_optimal_eps(inst, n) if eps is None else eps
             f = (1 + e) * (_log(n) + 3 * _loglog(n)) / _log(n)
             rows.append((f"(1+eps)(1+3 loglog n/log n), n={n:g}", rows[-1][1] * f))
     else:
@@ -418,8 +503,7 @@ def asymptotic_factors(weights, K, policy, n=None, eps=None) -> list[dict]:
         # the sharp row is a side branch: the next factor is taken from the plain constant
         if i == 2:
             prev = rows[0][1]
-        out.append(
-            {"name": name, "coefficient": float(v), "factor": None if prev is None else v / prev}
-        )
+        factor = None if prev is None or prev == 0 else float(v) / float(prev)
+        out.append({"name": name, "coefficient": float(v), "factor": factor})
     out[0]["alpha"] = alpha
     return out

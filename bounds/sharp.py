@@ -155,7 +155,10 @@ def _policy(policy, param):
     """(code, policy name, parameter as float) after validation."""
     policy = V.choice("policy", policy, POLICIES)
     name = _PARAM_NAMES[policy]
-    param = _DEFAULTS[policy] if param is None else V.positive_real(name, param, allow_zero=True)
+    if param is not None:
+        param = V.positive_real(f"param ({name} of {policy})", param, allow_zero=True)
+    else:
+        param = _DEFAULTS[policy]
     return (_UCB1 if policy == "cascade-ucb1" else _KLUCB), policy, float(param)
 
 

@@ -164,13 +164,8 @@ def _instance(inst, K=None) -> CascadeInstance:
 
 
 def _horizon(n, name="n"):
-    """Validate horizon(s), integers >= 1 (1e5 accepted); returns (float array, is_scalar)."""
-    if V.ndim(n) == 0 and not isinstance(n, (str, bytes)):
-        return np.float64(V.positive_int(name, n)), True
-    a = V.as_float_array(name, n)
-    if (a < 1).any() or not np.isfinite(a).all() or (a != np.floor(a)).any():
-        raise ValueError(f"{name} must hold integers >= 1 (horizons)")
-    return a, False
+    """Validated horizon(s), integers in [1, 1e300]: ``_validate.horizons`` (float64, is_scalar)."""
+    return V.horizons(name, n)
 
 
 def _log(n):
@@ -436,7 +431,7 @@ def _optimal_eps_reference(inst, n, form, grid=None):
 def _theorem3_bound_reference(inst, n, form="paper"):
     """Theorem 3 at one horizon with eps optimised, every C2, beta from mpmath (reference)."""
     inst = _instance(inst)
-    n = float(V.positive_int("n", n))
+    n = float(V.horizon("n", n))
     return _bound_scalar(inst, n, _optimal_eps_reference(inst, n, form), form)
 
 
@@ -650,7 +645,7 @@ def theorem3_optimal_eps(inst, n, K=None, form="paper", grid=None):
     """
     inst = _instance(inst, K)
     _check_form(form)
-    n = float(V.positive_int("n", n))
+    n = float(V.horizon("n", n))
     m = _EPS_GRID if grid is None else V.bounded_int("grid", grid, 10**4, "grid size", minimum=3)
     if inst.regret_free:
         return _EPS_LO
@@ -718,7 +713,7 @@ def theorem3_details(inst, n, eps=None, K=None, form="paper") -> dict:
     """
     inst = _instance(inst, K)
     _check_form(form)
-    n = float(V.positive_int("n", n))
+    n = float(V.horizon("n", n))
     optimised = eps is None
     eps = theorem3_optimal_eps(inst, n, form=form) if optimised else _check_eps(eps)
     if inst.regret_free:

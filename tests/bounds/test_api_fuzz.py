@@ -4,7 +4,8 @@ Each public function (and class) is called with arguments drawn per parameter na
 value, or one from a pool of bad and edge values (None, NaN, inf, negative, 0, 1, subnormal,
 huge, numpy scalars, ragged lists, wrong shapes, strings, ...). The properties:
 
-* only ``ValueError`` or ``TypeError`` escapes;
+* only ``ValueError`` escapes (also for None, strings and objects: one exception type for bad
+  input, which the command line catches);
 * a ``ValueError`` names the argument (one of the function's parameter names, or for an
   instance argument ``weights`` / ``K``) and never prints a numpy repr (``np.float64(``);
 * a call that returns gives no NaN (inf is a legitimate value, e.g. ``kl(0.5, 0)``).
@@ -211,12 +212,6 @@ def _call(name, data):
         assert _mentions_argument(msg, [p.name for p in params]), (name, kwargs, msg)
         assert "np.float" not in msg and "np.int" not in msg, (name, kwargs, msg)
         return
-    except TypeError as exc:
-        COUNTS["TypeError"] += 1
-        msg = str(exc)
-        assert _mentions_argument(msg, [p.name for p in params]), (name, kwargs, msg)
-        assert "np.float" not in msg and "np.int" not in msg, (name, kwargs, msg)
-        return
     COUNTS["returned"] += 1
     if not isinstance(out, (B.CascadeInstance,)):
         assert not _has_nan(out), (name, kwargs, out)
@@ -256,7 +251,7 @@ def test_every_public_name_is_fuzzed():
 def test_issue_cases():
     with pytest.raises(ValueError, match="p must"):
         B.kl_iv("abc", 0.5)
-    with pytest.raises(TypeError, match="q must"):
+    with pytest.raises(ValueError, match="q must"):
         B.kl_iv(0.5, None)
     with pytest.raises(ValueError, match=r"\[lo, hi\]"):
         B.kl_iv([0.1, 0.2, 0.3], 0.5)

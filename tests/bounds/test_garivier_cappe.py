@@ -84,8 +84,14 @@ def test_mu_zero_rule():
     assert klucb_tail_bound(0.0, 0.3, 0.2, 1) == 1.0
     assert klucb_tail_bound(0.0, 0.3, 0.2, 2) == 0.0
     assert klucb_tail_expected_bad_rounds(0.0, 0.3, 0.2, 100) == (0.0, 0.0)
-    # r is still well defined for mu = 0 in the mp form? It is not needed: documented as None.
-    assert klucb_tail_constants_mp(0, "0.3", "0.2")["r"] is None
+    # r (step S2) is defined for mu = 0 too: kl(r, mu*) = kl(0, mu*) / (1 + eps), 0 < r < mu*
+    with mpmath.workdps(40):
+        c = klucb_tail_constants_mp(0, "0.3", "0.2", dps=40)
+        assert 0 < c["r"] < mpmath.mpf("0.3")
+        want = kl_mp(0, mpmath.mpf("0.3")) / mpmath.mpf("1.2")
+        assert abs(kl_mp(c["r"], mpmath.mpf("0.3")) - want) < mpmath.mpf(10) ** -35
+    assert klucb_tail_root(0.0, 0.3, 0.2) == pytest.approx(float(c["r"]), rel=1e-15)
+    assert klucb_tail_root(0.0, 1.0, 0.5) == pytest.approx(1 / 3, rel=1e-15)  # eps / (1 + eps)
 
 
 # ---------------------------------------------------------------- precision vs mpmath

@@ -481,8 +481,9 @@ def test_upper_bound_premises():
         if name in needs:
             with pytest.raises(ValueError, match="unique optimal set"):
                 later.upper_bound(name, tie, 100)
-        else:
-            assert get_bound(name).applies(tie, 100)
+        else:  # a tie is no reason to refuse (another premise may be)
+            assert get_bound(name).failed_premise(tie, 100) != UNIQUE_OPTIMUM.text
+    assert get_bound("corollary2").applies(tie, 100)
     assert later.upper_bound("corollary2", tie, 100) == later.theorem2_gapfree_bound(3, 1, 100)
     with pytest.raises(ValueError, match="n must"):
         later.upper_bound("theorem2", PAPER, 0)

@@ -204,8 +204,15 @@ def test_bad_input():
         theorem3_bound(PAPER, 100, eps=0.1, form="loose")
     with pytest.raises(ValueError, match="delta must satisfy"):
         theorem4_blb_coefficient(4, 2, 0.2, 0.3)
-    with pytest.raises(ValueError, match="integers >= 1"):
+    with pytest.raises(ValueError, match=r"n must be an integer in \[1, 1e300\] or an array"):
         theorem2_bound(PAPER, [10, 0])
+    # the horizon rule (bounds._validate): integers in [1, 1e300], beyond float64 refused
+    for f in (theorem2_bound, theorem3_bound, theorem4_bound):
+        with pytest.raises(ValueError, match=r"n must be an integer in \[1, 1e300\]"):
+            f(PAPER, 10**400)
+        with pytest.raises(ValueError, match=r"\[1, 1e300\]"):
+            f(PAPER, [10, 10**301])
+        assert math.isfinite(f(PAPER, 10**300)) and math.isfinite(f(PAPER, 1e300))
 
 
 # -- agreement with mpmath, orderings --------------------------------------------
