@@ -11,6 +11,13 @@ To regenerate after a deliberate change (bump ENGINE_VERSION first)::
     python tests/simulate/test_golden.py --write
 
 which adds (or replaces) the entry of the current ENGINE_VERSION and keeps the others.
+
+Besides the cells (:func:`golden_cells`, run by :func:`simulate.runner.run_cell`), a DBN case
+with a satisfaction probability per item and ``gamma`` different from every ``nu``
+(:func:`item_nu_runs`; a :class:`simulate.experiments.Cell` holds one ``nu``) is run by
+:func:`simulate.engine.simulate_runs` on the keys ``run_cell`` derives from the same seed.
+Every DBN entry is also held to the plain reference (tests/simulate/reference): the stored
+numbers are the reference's, not only the engine's.
 """
 
 from __future__ import annotations
@@ -20,9 +27,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
+from dbn_item_nu import GAMMA, ITEM_NU_16
 
-from cascading_bandits.simulate.engine import ENGINE_VERSION
+from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.simulate.engine import ENGINE_VERSION, simulate_runs
 from cascading_bandits.simulate.experiments import b_lb_cell
+from cascading_bandits.simulate.models import make_model
+from cascading_bandits.simulate.policies import parse_policy
+from cascading_bandits.simulate.rng import policy_keys, users_keys
 from cascading_bandits.simulate.runner import run_cell
 
 GOLDEN_PATH = Path(__file__).resolve().parent / "golden_engine.json"
@@ -48,9 +61,62 @@ def golden_cells():
     ]
 
 
+def item_nu_runs():
+    """The per-item-nu DBN entries: ``(entry id, params)``, B_LB(16, 4, 0.2, 0.15) with
+    ``nu = ITEM_NU_16`` and ``gamma = GAMMA``, for the DBN experiment's two learners and
+    CascadeTS (params with the keys of ``Cell.params``; ``nu`` a list of 16)."""
+    weights = [float(x) for x in b_lb(16, 4, 0.2, 0.15).weights]
+    out = []
+    for policy in ("cascade-klucb", "ranked-klucb", "cascade-ts"):
+        spec = parse_policy(policy).text
+        cid = f"L16-K4-p0.2-d0.15-nuitem-g{GAMMA:g}-{spec}-best-first"
+        params = {
+            "experiment": "golden",
+            "cell_id": cid,
+            "model": "dbn",
+            "weights": weights,
+            "K": 4,
+            "L": 16,
+            "policy": spec,
+            "order": "best-first",
+            "horizon": 3000,
+            "runs": 2,
+            "nu": list(ITEM_NU_16),
+            "gamma": GAMMA,
+            "p": 0.2,
+            "delta": 0.15,
+        }
+        out.append((cid, params))
+    return out
+
+
+def run_keys(params):
+    """(users' keys, policy keys) of ``params``' runs, as run_cell derives them from SEED."""
+    ss = np.random.SeedSequence(SEED)
+    return users_keys(ss, params["weights"], params["runs"]), policy_keys(ss, params["runs"])
+
+
+def run_item_nu(params):
+    """(regret (runs, m), counts (runs, L)) of an :func:`item_nu_runs` entry by the engine."""
+    m = make_model("dbn", params["weights"], params["K"], params["nu"], params["gamma"])
+    uk, pk = run_keys(params)
+    return simulate_runs(
+        m, params["policy"], params["order"], params["horizon"], uk, pk, CHECKPOINTS,
+        threads=1, lazy=True,
+    )  # fmt: skip
+
+
 def compute() -> dict:
     """The golden entry of the current engine: cell id -> params, regret, counts."""
     out = {}
+    for cid, params in item_nu_runs():
+        regret, counts = run_item_nu(params)
+        out[cid] = {
+            "params": params,
+            "checkpoints": [int(x) for x in CHECKPOINTS],
+            "regret": [[float(x) for x in row] for row in regret],
+            "counts": [[int(x) for x in row] for row in counts],
+        }
     for cell in golden_cells():
         # the lazy kernels (a cold cache would let the engine run the plain loops, which
         # the equivalence tests hold to the lazy ones)
@@ -119,6 +185,72 @@ def test_golden_values_are_not_trivial():
         K, n = v["params"]["K"], v["params"]["horizon"]
         for row in v["counts"]:
             assert len(row) == v["params"]["L"] and sum(row) <= v["params"]["L"] + K * n
+
+
+def _dbn_entries():
+    want = _load()["engine_versions"][str(ENGINE_VERSION)]
+    return {cid: v for cid, v in want.items() if v["params"]["model"] == "dbn"}
+
+
+def test_golden_has_a_dbn_case_with_nu_per_item_and_apart_from_gamma():
+    entries = _dbn_entries()
+    item = [v["params"] for v in entries.values() if isinstance(v["params"]["nu"], list)]
+    assert {p["policy"] for p in item} >= {"cascade-klucb", "ranked-klucb", "cascade-ts"}
+    for p in item:
+        assert len(set(p["nu"])) == p["L"] and p["gamma"] not in p["nu"]
+
+
+def test_run_keys_are_run_cells():
+    """run_item_nu derives the keys as run_cell does: a scalar-nu DBN cell gives the same
+    numbers through both paths."""
+    cell = b_lb_cell(
+        "golden", 16, 4, 0.2, 0.15, "cascade-ucb1", model="dbn", nu=0.9, gamma=0.6,
+        horizon=300, runs=2,
+    )  # fmt: skip
+    cps = np.array([1, 10, 100, 300])
+    res = run_cell(cell, SEED, threads=1, checkpoints=cps, lazy=True)
+    params = dict(cell.params, nu=[0.9] * 16)
+    m = make_model("dbn", params["weights"], 4, params["nu"], 0.6)
+    uk, pk = run_keys(params)
+    regret, counts = simulate_runs(
+        m, cell.policy, cell.order, 300, uk, pk, cps, threads=1, lazy=True
+    )
+    np.testing.assert_array_equal(regret, res.regret)
+    np.testing.assert_array_equal(counts, res.counts)
+
+
+def _reference_check(cid, entry, horizon):
+    """The stored entry against the reference's runs up to ``horizon`` (bit for bit)."""
+    from dbn_item_nu import import_references, per_item_nu
+    from reference import reference_run
+
+    p = entry["params"]
+    cps = [c for c in entry["checkpoints"] if c <= horizon]
+    uk, pk = run_keys(p)
+    import_references()
+    for r in range(p["runs"]):
+        with per_item_nu():
+            _, _, regret, counts = reference_run(
+                p["model"], p["weights"], p["K"], p["policy"], p["order"], horizon, uk[r],
+                pk[r], p["nu"], p["gamma"],
+            )  # fmt: skip
+        assert [regret[c - 1] for c in cps] == entry["regret"][r][: len(cps)], (cid, r)
+        if horizon == p["horizon"]:
+            assert list(counts) == entry["counts"][r], (cid, r)
+
+
+@pytest.mark.parametrize("cid", sorted(_dbn_entries()) if GOLDEN_PATH.exists() else [])
+def test_dbn_golden_values_are_the_references_early_steps(cid):
+    """The stored DBN numbers up to n = 100 are the reference's (a few hundred steps)."""
+    _reference_check(cid, _dbn_entries()[cid], 100)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", sorted(_dbn_entries()) if GOLDEN_PATH.exists() else [])
+def test_dbn_golden_values_are_the_references(cid):
+    """Every stored DBN number (regret at each checkpoint, final counts) is the reference's
+    (slow: the KL-UCB reference takes seconds per run)."""
+    _reference_check(cid, _dbn_entries()[cid], _dbn_entries()[cid]["params"]["horizon"])
 
 
 def _write():
