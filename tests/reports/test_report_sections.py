@@ -243,7 +243,7 @@ def test_exported_tables_hold_the_reports_numbers(fake_report):
         m, se = T.mean_se(r.regret[:, -1])
         assert float(row["KL-UCB ours mean"]) == m and float(row["KL-UCB ours se"]) == se
     ncols = {"table1": 11, "table2": 11, "bounds": 14, "scaling": 8, "order": 6, "figure1": 7}
-    ncols["verify"] = 7
+    ncols["verify"] = 8
     ncols["bounds_registry"] = 11
     for name, c in ncols.items():
         rows = check_latex_table((out / "tables" / f"{name}.tex").read_text(), c)
@@ -338,6 +338,33 @@ def test_every_caveat_of_verify_has_a_headline_and_an_existing_pinned_test():
         assert caveat_headline(c) == text
     # no headline for a caveat verify no longer reports
     assert set(CAVEAT_HEADLINES) == {c["id"] for c in cavs}
+
+
+def test_every_claim_of_verify_names_the_unit_of_its_slack():
+    """The verify table names each claim's slack scale: every claim verify runs has one (a
+    new claim needs its entry in SLACK_UNITS, or is a registered bound's claim), and the
+    fake report's table shows them in their own column, beside the number."""
+    verify = pytest.importorskip("cascading_bandits.verify")
+    from cascading_bandits.bounds.registry import get_bound
+    from cascading_bandits.reports.section_verify import SLACK_UNITS, slack_unit
+
+    fallback = slack_unit("no.such.claim")
+    for c in verify.available_claims():
+        unit = slack_unit(c.id)
+        assert unit != fallback, c.id
+        if c.id.startswith("bound.") and c.id not in SLACK_UNITS:
+            lower = get_bound(c.id.removeprefix("bound.")).kind == "lower"
+            assert unit.startswith("relative: 1 − lower") == lower, c.id
+    assert slack_unit("bound.theorem4") != slack_unit("bound.theorem3")
+    assert slack_unit("bound.no-such-bound") == fallback
+
+
+def test_verify_table_has_a_unit_column(fake_report):
+    _, md, _ = fake_report
+    part = md.split("## Verification")[1]
+    head = next(ln for ln in part.splitlines() if ln.startswith("| claim"))
+    assert "| min slack | slack unit | verdict |" in head
+    assert "| 0.5 | relative: (bound − pre-peeling sum) / bound | holds |" in part
 
 
 def test_caveat_headline_falls_back_when_the_kind_changed():
