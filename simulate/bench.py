@@ -14,12 +14,102 @@ import os
 import tempfile
 import time
 
-__all__ = ["DEFAULT_POLICIES", "REPEAT", "throughput", "sweep_walltime"]
+__all__ = [
+    "DEFAULT_POLICIES",
+    "DEFAULT_L",
+    "REPEAT",
+    "SWEEP_EXPERIMENTS",
+    "throughput",
+    "throughput_cells",
+    "sweep_walltime",
+    "estimate",
+]
 
 DEFAULT_POLICIES = ("cascade-klucb", "cascade-ucb1", "cascade-ts", "ranked-klucb")
 
+#: numbers of items of the throughput cells by default
+DEFAULT_L = (16, 2048)
 #: timed calls per throughput cell (``--repeat``)
 REPEAT = 5
+#: the experiments :func:`sweep_walltime` runs by default
+SWEEP_EXPERIMENTS = ("table1", "table2", "dbn")
+#: from this many items on, a throughput cell runs a tenth of the horizon
+LARGE_L = 1024
+
+
+def throughput_cells(policies=DEFAULT_POLICIES, Ls=DEFAULT_L, *, horizon=100_000, plain=False):
+    """The cells a throughput benchmark times, in order: ``(policy, L, horizon, lazy)``.
+
+    Cells with ``L >= LARGE_L`` run a tenth of ``horizon`` (at least 1 step); ``plain`` adds
+    the plain (non-lazy) loop of each KL-UCB policy after its lazy one.
+    """
+    out = []
+    for L in Ls:
+        n = horizon if L < LARGE_L else max(1, horizon // 10)
+        for pol in policies:
+            for lazy in [True, False] if plain and "klucb" in str(pol) else [True]:
+                out.append((pol, L, n, lazy))
+    return out
+
+
+def estimate(
+    policies=DEFAULT_POLICIES,
+    Ls=DEFAULT_L,
+    K=4,
+    *,
+    runs=20,
+    horizon=100_000,
+    repeat=REPEAT,
+    plain=False,
+    threads=None,
+    sweep=False,
+    sweep_runs=None,
+    sweep_horizon=None,
+    workers=None,
+) -> dict:
+    """Memory (bytes) and wall time (seconds) of a benchmark, before any work.
+
+    Parameters
+    ----------
+    policies, Ls, K, runs, horizon, plain, threads
+        The throughput cells (:func:`throughput_cells`), each simulated ``repeat`` times (the
+        warm-up call, 2 runs x 50 steps, is not counted). Empty ``policies`` or ``Ls``: no
+        throughput part.
+    repeat : int >= 1
+        Timed calls per cell: they add time, not memory (one call's arrays at a time).
+    sweep : bool
+        Also :func:`sweep_walltime` of :data:`SWEEP_EXPERIMENTS` at ``sweep_runs`` x
+        ``sweep_horizon`` (default ``runs`` x ``horizon``) on ``workers`` processes.
+
+    Returns
+    -------
+    dict with ``bytes`` (the largest of the parts: they run one after the other) and
+    ``seconds`` (their sum), from :func:`simulate.sweep.estimate`.
+    """
+    from cascading_bandits.simulate.sweep import estimate as cells_estimate
+
+    repeat = int(repeat)
+    if repeat < 1:
+        raise ValueError(f"repeat must be a positive integer, got {repeat!r}")
+    need = {"bytes": 0.0, "seconds": 0.0}
+    for pol, L, n, _lazy in throughput_cells(policies, Ls, horizon=horizon, plain=plain):
+        one = cells_estimate([(L, K, pol, runs, n)], threads=threads)
+        need["bytes"] = max(need["bytes"], one["bytes"])
+        need["seconds"] += repeat * one["seconds"]
+    if sweep:
+        from cascading_bandits.simulate.experiments import get_experiment
+
+        cells = [c for name in SWEEP_EXPERIMENTS for c in get_experiment(name)]
+        r = runs if sweep_runs is None else sweep_runs
+        h = horizon if sweep_horizon is None else sweep_horizon
+        sw = cells_estimate(
+            [(c.L, c.K, c.policy, r, h) for c in cells], workers=workers or os.cpu_count() or 1
+        )
+        need = {
+            "bytes": max(need["bytes"], sw["bytes"]),
+            "seconds": need["seconds"] + sw["seconds"],
+        }
+    return need
 
 
 def throughput(
@@ -88,7 +178,7 @@ def throughput(
 
 
 def sweep_walltime(
-    names=("table1", "table2", "dbn"),
+    names=SWEEP_EXPERIMENTS,
     *,
     runs=20,
     horizon=100_000,

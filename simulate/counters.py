@@ -77,6 +77,7 @@ __all__ = [
     "replay_counters",
     "item_ranks",
     "COUNTED_POLICIES",
+    "estimate",
 ]
 
 #: policies whose proofs the counters follow (their names in simulate.policies)
@@ -429,8 +430,51 @@ def replay_counters(
     return out
 
 
+#: the default of :func:`run_counters`' ``max_trace_bytes``
+MAX_TRACE_BYTES = 256 * 2**20
+
+
+def estimate(L, K, runs, horizon, *, threads=None, check=True, max_trace_bytes=MAX_TRACE_BYTES):
+    """Memory (bytes) and wall time (seconds) of :func:`run_counters` on a cell, before any work.
+
+    Parameters
+    ----------
+    L, K, runs, horizon : int or float
+        The cell's size (numbers only: an absurd size is estimated, not built).
+    threads : int, optional
+        numba threads of the engine (the replay is serial over runs).
+    check : bool
+        The replay recomputes all L indices each step (as :func:`run_counters`).
+    max_trace_bytes : int
+        As :func:`run_counters`: traces are simulated in chunks of this many bytes, but a
+        chunk holds at least one run's trace (``2 n K`` int64).
+
+    Returns
+    -------
+    dict with ``bytes`` and ``seconds``. Time: the traced engine run
+    (:func:`simulate.sweep.estimate`) plus the replay, ``runs * n`` steps of ``L`` index
+    computations (``K`` with ``check=False``) on one thread at :data:`simulate.sweep.RATE`
+    units a second. Memory: one chunk of traces, the engine's arrays, and the counters of
+    every run held twice (per-run dicts, then stacked): five ``(L-K, K)`` int64 matrices,
+    ``T``, ``bpath`` and ``below`` per run.
+    """
+    from cascading_bandits.simulate.sweep import RATE
+    from cascading_bandits.simulate.sweep import estimate as cells_estimate
+
+    L, K, runs, n = float(L), float(K), float(runs), float(horizon)
+    per_run = 2 * n * K * 8
+    chunk = max(1.0, min(runs, float(max_trace_bytes) // per_run if per_run else runs))
+    engine = cells_estimate([(L, K, "cascade-klucb", runs, n)], threads=threads)
+    replay = runs * n * ((L if check else K) + K) / RATE
+    counters = 2 * runs * 8 * (5 * max(L - K, 0.0) * K + 2 * L + K)
+    return {
+        "bytes": chunk * per_run + engine["bytes"] + counters,
+        "seconds": engine["seconds"] + replay,
+    }
+
+
 def run_counters(
-    cell, seed, tau=None, *, threads=None, check=True, max_trace_bytes=256 * 2**20
+    cell, seed, tau=None, *, threads=None, check=True, max_trace_bytes=MAX_TRACE_BYTES
 ) -> ProofCounters:
     """Simulate ``cell`` (as :func:`simulate.runner.run_cell` with the same seed) and count.
 

@@ -61,6 +61,10 @@ __all__ = [
     "family_weights",
     "factor_against_K",
     "worst_regret_curve",
+    "estimate",
+    "population_size",
+    "check_size",
+    "MAX_DIMENSION",
 ]
 
 OBJECTIVES = ("ratio", "bound", "regret")
@@ -68,6 +72,86 @@ FAMILIES = ("free", "two-level")
 #: the paper's upper bounds: the default of a ``bound`` search of a policy they cover (any
 #: other policy's default is the first registered bound that covers it)
 PAPER_THEOREMS = ("theorem2", "theorem3")
+#: the largest search dimension: SciPy's Sobol sequence (the optimiser's initial population,
+#: ``scipy.stats.qmc.Sobol.MAXDIM``) has direction numbers for this many dimensions only
+MAX_DIMENSION = 21201
+
+
+def _dimension(family: str, L: int) -> int:
+    """The search space's dimension: one coordinate per item (free) or 2 (two-level)."""
+    return int(L) if family == "free" else 2
+
+
+def check_size(L, K, family="free") -> None:
+    """ValueError unless a search of ``family`` on ``L`` items and lists of ``K`` can run:
+    ``1 <= K < L`` (a search needs suboptimal items) and at most :data:`MAX_DIMENSION`
+    dimensions."""
+    V.choice("family", family, FAMILIES)
+    K = V.positive_int("K", K)
+    L = V.positive_int("L", L, minimum=2)
+    if K >= L:
+        raise ValueError(f"K must be < L (a search needs suboptimal items), got K={K}, L={L}")
+    if _dimension(family, L) > MAX_DIMENSION:
+        raise ValueError(
+            f"family 'free' searches one weight per item, L = {L} dimensions; the optimiser's "
+            f"Sobol initialisation has at most {MAX_DIMENSION} (use family 'two-level')"
+        )
+
+
+def population_size(dimension: int, popsize: int) -> int:
+    """Candidates per generation of differential evolution with Sobol initialisation: the
+    power of 2 from ``max(5, popsize * dimension)`` on (SciPy's rule)."""
+    m = max(5, int(popsize) * int(dimension))
+    return 1 << (m - 1).bit_length()
+
+
+def estimate(
+    objective,
+    policies,
+    *,
+    L,
+    K,
+    family="free",
+    horizon=10_000,
+    runs=4,
+    maxiter=20,
+    popsize=8,
+    confirm_runs=20,
+    confirm_horizon=None,
+    threads=None,
+) -> dict:
+    """Memory (bytes) and wall time (seconds) of :func:`search`, before any work.
+
+    Same parameters as :func:`search` (numbers only; nothing is validated or built, so
+    that an absurd size is estimated, not attempted). The optimiser simulates
+    :func:`population_size` candidates in each of ``maxiter + 1`` generations (the initial
+    population, then ``maxiter``), each ``runs`` runs of ``horizon`` steps of every policy
+    (two for a ratio), then ``confirm_runs`` fresh runs of ``confirm_horizon`` steps at the
+    optimum; the time per run-step is :func:`simulate.sweep.estimate`'s. Memory: the
+    optimiser's population, its trial vectors and energies (three arrays of population x
+    dimension doubles), plus one engine call's arrays (the confirmation's, the larger).
+
+    Returns
+    -------
+    dict with ``bytes``, ``seconds``, ``evaluations`` (candidates simulated) and
+    ``dimension``.
+    """
+    from cascading_bandits.simulate.sweep import estimate as cells_estimate
+
+    pols = list(policies) if not isinstance(policies, str) else [policies]
+    pols = pols[: 2 if objective == "ratio" else 1] or ["cascade-klucb"]
+    dim = _dimension(family, L)
+    npop = population_size(dim, popsize)
+    evaluations = float(npop) * (float(maxiter) + 1.0)
+    ch = horizon if confirm_horizon is None else confirm_horizon
+    one = cells_estimate([(L, K, p, runs, horizon) for p in pols], threads=threads)
+    conf = cells_estimate([(L, K, p, confirm_runs, ch) for p in pols], threads=threads)
+    return {
+        "bytes": 3 * 8.0 * npop * dim + max(one["bytes"], conf["bytes"]),
+        "seconds": evaluations * one["seconds"] + conf["seconds"],
+        "evaluations": evaluations,
+        "dimension": dim,
+    }
 
 
 def _as_spec(policy) -> PolicySpec:
@@ -441,10 +525,8 @@ def search(
         bound = _check_bound(bound, policies[0])
     elif bound is not None:
         raise ValueError(f"bound is for objective 'bound' only, got objective {objective!r}")
-    K = V.positive_int("K", K)
-    L = V.positive_int("L", L, minimum=2)
-    if K >= L:
-        raise ValueError(f"K must be < L (a search needs suboptimal items), got K={K}, L={L}")
+    check_size(L, K, family)
+    K, L = int(K), int(L)
     w_min = V.probability("w_min", w_min)
     w_max = V.probability("w_max", w_max)
     if not w_min < w_max:
@@ -589,8 +671,11 @@ def factor_against_K(Ks, policies=("cascade-ucb1", "cascade-klucb"), *, L=None, 
         (0.5 is sqrt(K) growth); None if a factor is not a positive finite number.
     """
     Ks = [V.positive_int("K", k) for k in Ks]
-    if len(Ks) < 2:
-        raise ValueError(f"Ks needs at least two list lengths, got {Ks}")
+    if len(set(Ks)) < 2 or len(set(Ks)) != len(Ks):
+        raise ValueError(
+            f"Ks needs at least two different list lengths, each once (a slope needs two "
+            f"points), got {Ks}"
+        )
     if L is None:
         L_per_K = V.positive_int("L_per_K", L_per_K, minimum=2)
         sizes = [L_per_K * k for k in Ks]

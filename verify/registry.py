@@ -192,5 +192,23 @@ def safe_run(c: Claim, examples: int, seed, budget: float = 1.0) -> Verdict:
         return Verdict.from_outcome(c, out, time.perf_counter() - t0)
 
 
+def estimate_seconds(examples: int, budget: float = 1.0, claims=None) -> float:
+    """Wall seconds of ``verify.run_all(examples, budget=budget, claims=claims)``, before any
+    work (for ``cascading verify``'s resource guard).
+
+    :data:`simulate.sweep.VERIFY_SECONDS_PER_EXAMPLE` per example for all the available
+    claims at budget 1, times ``budget`` (it multiplies the interval boxes and the
+    Monte-Carlo sizes; ``--full`` is budget 8), times the share of the claims run.
+    """
+    from cascading_bandits.simulate.sweep import VERIFY_SECONDS_PER_EXAMPLE
+
+    examples = V.positive_int("examples", examples)
+    budget = V.positive_real("budget", budget)
+    share = 1.0
+    if claims is not None:
+        share = len(set(claims)) / max(1, len(available_claims()))
+    return VERIFY_SECONDS_PER_EXAMPLE * examples * max(1.0, budget) * share
+
+
 def any_failed(verdicts) -> bool:
     return any(v.status == FAILS for v in verdicts)

@@ -5,6 +5,11 @@ All command-line code lives in this package: one module per subcommand
 ``.bench``, ``.search``, ``.report``, ``.study``, ``.profile``), each exposing
 
 * ``add_arguments(parser)`` -- declares its options (cheap: no heavy imports);
+* ``cost(args)`` -- ``(estimate, what)``, the memory and time the run would take
+  (``{"bytes", "seconds"}``, from the library's estimate beside the code it is about) and
+  the run in the user's words, or None when there is nothing to guard; :func:`main` passes
+  it through the resource guard (:func:`reports.cli.common.guard`), which refuses a run
+  beyond this machine unless ``--force`` (added to every subcommand);
 * ``run(args) -> int`` -- does the work and returns the exit status,
 
 and one vocabulary module, :mod:`reports.cli.common`, that they all use: the option types,
@@ -20,7 +25,9 @@ stdout: one object on one line, no NaN or infinity; a quantity that is undefined
 
 Bad input never gives a traceback: a usage error, a ``ValueError`` or an ``OSError``
 raised anywhere below becomes one line on stderr, ``cascading COMMAND: error: ...``, and
-exit status 2. :func:`main` returns the status (it does not raise ``SystemExit``).
+exit status 2. A reader that closes stdout early (``cascading ledger | head``) ends the
+command quietly with status 141 (128 + SIGPIPE, as a shell reports a process killed by it).
+:func:`main` returns the status (it does not raise ``SystemExit``).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from cascading_bandits.reports.cli.common import (  # noqa: F401 (re-exported)
     add_force,
     emit_json,
     given,
+    guard,
     integer,
     integer_list,
     number_list,
@@ -110,7 +118,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         mod = importlib.import_module(modname)
         p = sub.add_parser(name, help=summary, description=summary, allow_abbrev=False)
         mod.add_arguments(p)
-        p.set_defaults(_run=mod.run)
+        add_force(p)  # every subcommand is guarded (its module's cost) and takes --force
+        p.set_defaults(_run=mod.run, _cost=mod.cost)
     return parser
 
 
@@ -164,18 +173,60 @@ def main(argv=None) -> int:
     from cascading_bandits.bounds._pystack import deep_call
 
     try:
-        status = deep_call(args._run, args)  # numba's compiler and sympy recurse: see there
+        status = deep_call(_execute, args)  # numba's compiler and sympy recurse: see there
+    except BrokenPipeError:
+        return _closed_stdout()
     except ValueError as exc:
         print(f"{prefix}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"{prefix}: error:{where}: {_one_line(exc.strerror or exc)}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{prefix}: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
         return 2
     except MemoryError:
-        print(f"{prefix}: error: out of memory (see --help for the sizes)", file=sys.stderr)
+        print(
+            f"{prefix}: error: out of memory (this machine could not give what the run "
+            "asked for; make it smaller)",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
+    try:
+        sys.stdout.flush()  # a closed pipe shows here when the output was buffered
+    except BrokenPipeError:
+        return _closed_stdout()
     return int(status or 0)
+
+
+def _execute(args):
+    """The subcommand's cost estimate through the resource guard, then its work."""
+    need = args._cost(args)
+    if need is not None:
+        estimate, what = need
+        guard(estimate, what, force=args.force)
+    return args._run(args)
+
+
+#: exit status when the reader of stdout went away (``cascading ledger | head``): what a
+#: process killed by SIGPIPE reports to the shell, 128 + 13
+CLOSED_STDOUT = 141
+
+
+def _closed_stdout() -> int:
+    """The reader of stdout closed the pipe: end quietly. stdout is pointed at /dev/null so
+    that the interpreter's last flush at exit does not report the closed pipe again."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (tests capture stdout)
+        return CLOSED_STDOUT
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except OSError:
+        pass
+    return CLOSED_STDOUT

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import argparse
 
-from cascading_bandits.simulate.bench import DEFAULT_POLICIES, REPEAT, sweep_walltime, throughput
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from cascading_bandits.reports.cli.common import add_force, integer, integer_list
+    from cascading_bandits.reports.cli.common import add_workers, integer, integer_list, name_list
+    from cascading_bandits.simulate.bench import DEFAULT_L, DEFAULT_POLICIES, REPEAT
 
     p.add_argument(
         "--what",
@@ -24,6 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     t.add_argument(
         "--policy",
         default=None,
+        type=name_list("--policy", "policy specs"),
         help="comma-separated policy specs, e.g. cascade-klucb(c=0) (default "
         + ",".join(DEFAULT_POLICIES)
         + ")",
@@ -32,7 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--L",
         type=integer_list("--L"),
         default=None,
-        help="comma-separated numbers of items (default 16,2048)",
+        help="comma-separated numbers of items (default "
+        + ",".join(map(str, DEFAULT_L))
+        + "; from 1024 items on a tenth of --horizon)",
     )
     t.add_argument("--K", type=integer("--K"), default=None, help="list length (default 4)")
     t.add_argument(
@@ -57,11 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=100_000,
         help="steps (default 1e5; throughput at L >= 1024 uses a tenth)",
     )
-    p.add_argument(
-        "--workers",
-        type=integer("--workers"),
-        default=None,
-        help="processes for --what sweep (default all cores)",
+    add_workers(
+        p, "processes for --what sweep or all, at most the number of cores (default: all cores)"
     )
     p.add_argument(
         "--json",
@@ -69,15 +68,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help='print one JSON object: {"throughput": [one object per cell], '
         '"sweep": object or null}',
     )
-    add_force(p)
 
 
 def _check(args):
-    """Options that the chosen --what would ignore are errors; resources are estimated."""
-    import os
-
-    from cascading_bandits.reports.cli.common import given
-    from cascading_bandits.simulate.sweep import check_resources, estimate
+    """Options that the chosen --what would ignore are errors; the policies, parsed."""
+    from cascading_bandits.reports.cli.common import check_workers, given
+    from cascading_bandits.simulate.bench import DEFAULT_POLICIES
+    from cascading_bandits.simulate.policies import parse_policy
 
     if args.what == "sweep":
         extra = given(args, "policy", "L", "K", "threads", "plain", "repeat")
@@ -85,9 +82,7 @@ def _check(args):
             raise ValueError(f"{' '.join(extra)}: for --what throughput or all, not sweep")
     if args.what == "throughput" and args.workers is not None:
         raise ValueError("--workers: for --what sweep or all, not throughput")
-    cores = os.cpu_count() or 1
-    if args.workers is not None and args.workers > cores:
-        raise ValueError(f"--workers must be <= {cores} (the cores of this machine)")
+    check_workers(args.workers)
     if args.threads is not None:
         import numba
 
@@ -96,72 +91,79 @@ def _check(args):
             raise ValueError(
                 f"--threads must be <= {top} (numba's NUMBA_NUM_THREADS), got {args.threads}"
             )
-    specs = []
-    if args.what in ("throughput", "all"):
-        from cascading_bandits.simulate.policies import parse_policies
+    if args.what == "sweep":
+        return []
+    from cascading_bandits.bounds import _validate as V
+    from cascading_bandits.simulate.bench import DEFAULT_L
 
-        pols = [x.text for x in parse_policies(args.policy or ",".join(DEFAULT_POLICIES))]
-        # the timed calls, and one more for the warm-up call that compiles the kernel
-        reps = (args.repeat or REPEAT) + 1
-        for L in args.L or [16, 2048]:
-            n = args.horizon if L < 1024 else max(1, args.horizon // 10)
-            specs += [(L, args.K or 4, pol, args.runs * reps, n) for pol in pols]
-    need = estimate(specs, threads=args.threads) if specs else {"bytes": 0, "seconds": 0.0}
-    if args.what in ("sweep", "all"):
-        from cascading_bandits.simulate.experiments import get_experiment
+    for L in args.L or DEFAULT_L:
+        V.b_lb_parameters(L, args.K or 4, 0.2, 0.15)  # B_LB(L, K, 0.2, 0.15) is benchmarked
+    pols = [parse_policy(x).text for x in (args.policy or DEFAULT_POLICIES)]
+    if len(set(pols)) != len(pols):
+        raise ValueError(f"--policy names a policy twice: {','.join(args.policy)}")
+    return pols
 
-        cells = [c for n in ("table1", "table2", "dbn") for c in get_experiment(n)]
-        sw = estimate(
-            [(c.L, c.K, c.policy, args.runs, args.horizon) for c in cells],
-            workers=args.workers or cores,
-        )
-        need = {
-            "bytes": max(need["bytes"], sw["bytes"]),
-            "seconds": need["seconds"] + sw["seconds"],
-        }
-    check_resources(
-        need["bytes"],
-        need["seconds"],
-        force=args.force,
-        what=f"this benchmark (--runs {args.runs} x --horizon {args.horizon})",
+
+def cost(args):
+    """:func:`simulate.bench.estimate` of the cells and sweep asked for."""
+    from cascading_bandits.simulate.bench import DEFAULT_L, REPEAT, estimate
+
+    pols = _check(args)
+    need = estimate(
+        pols,
+        args.L or DEFAULT_L,
+        args.K or 4,
+        runs=args.runs,
+        horizon=args.horizon,
+        repeat=args.repeat or REPEAT,
+        plain=args.plain,
+        threads=args.threads,
+        sweep=args.what in ("sweep", "all"),
+        workers=args.workers,
     )
+    reps = f", --repeat {args.repeat or REPEAT}" if args.what != "sweep" else ""
+    return need, f"this benchmark (--runs {args.runs} x --horizon {args.horizon}{reps})"
 
 
 def run(args) -> int:
-    from cascading_bandits.simulate.policies import parse_policies
+    from cascading_bandits.simulate.bench import (
+        DEFAULT_L,
+        REPEAT,
+        sweep_walltime,
+        throughput,
+        throughput_cells,
+    )
 
-    _check(args)
+    pols = _check(args)
     horizon = args.horizon
     K = args.K or 4
     rows, sweep = [], None
     if args.what in ("throughput", "all"):
-        for L in args.L or [16, 2048]:
-            for pol in [x.text for x in parse_policies(args.policy or ",".join(DEFAULT_POLICIES))]:
-                n = horizon if L < 1024 else max(1, horizon // 10)
-                variants = [True, False] if args.plain and "klucb" in pol else [True]
-                for lazy in variants:
-                    r = throughput(
-                        pol,
-                        L,
-                        K,
-                        runs=args.runs,
-                        horizon=n,
-                        threads=args.threads,
-                        lazy=lazy,
-                        repeat=args.repeat or REPEAT,
-                    )
-                    rows.append(r)
-                    if not args.json:
-                        tag = "" if lazy else " (plain loop)"
-                        print(
-                            f"{pol:>15}{tag} L={L:<5} K={K}: "
-                            f"{r['run_steps_per_s']:>12,.0f} run-steps/s "
-                            f"({r['runs']} runs x {r['horizon']} steps in "
-                            f"{r['wall_s']:.2f} s wall, "
-                            f"{r['run_steps_per_cpu_s']:,.0f} per CPU-second; "
-                            f"medians of {r['repeat']})",
-                            flush=True,
-                        )
+        for pol, L, n, lazy in throughput_cells(
+            pols, args.L or DEFAULT_L, horizon=horizon, plain=args.plain
+        ):
+            r = throughput(
+                pol,
+                L,
+                K,
+                runs=args.runs,
+                horizon=n,
+                threads=args.threads,
+                lazy=lazy,
+                repeat=args.repeat or REPEAT,
+            )
+            rows.append(r)
+            if not args.json:
+                tag = "" if lazy else " (plain loop)"
+                print(
+                    f"{pol:>15}{tag} L={L:<5} K={K}: "
+                    f"{r['run_steps_per_s']:>12,.0f} run-steps/s "
+                    f"({r['runs']} runs x {r['horizon']} steps in "
+                    f"{r['wall_s']:.2f} s wall, "
+                    f"{r['run_steps_per_cpu_s']:,.0f} per CPU-second; "
+                    f"medians of {r['repeat']})",
+                    flush=True,
+                )
     if args.what in ("sweep", "all"):
         sweep = sweep_walltime(runs=args.runs, horizon=horizon, workers=args.workers)
         if not args.json:

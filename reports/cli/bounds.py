@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["add_arguments", "run", "format_table", "format_list"]
+__all__ = ["add_arguments", "cost", "run", "format_table", "format_list"]
 
 _DEFAULT = {"L": 16, "K": 2, "p": 0.2, "delta": 0.15}
 
 
 def add_arguments(parser) -> None:
-    from cascading_bandits.reports.cli.common import add_force, integer, number_list, real
+    from cascading_bandits.reports.cli.common import integer, number_list, real
 
     g = parser.add_argument_group(
         "instance (default: the paper's B_LB(16, 2, 0.2, 0.15); any of --L --K --p --delta "
@@ -77,14 +77,29 @@ def add_arguments(parser) -> None:
         help="print one JSON object on one line instead of a table (C2 and beta are null "
         "when there is no suboptimal item with a positive weight: the paper's value is infinite)",
     )
-    add_force(parser)
+
+
+def _size(args) -> int:
+    """The instance's number of items, from the options alone (nothing built)."""
+    if args.weights is not None:
+        return len(args.weights)
+    return _DEFAULT["L"] if args.L is None else args.L
+
+
+def cost(args):
+    """The overview's estimate on the instance (:func:`bounds.overview.estimate`); None for
+    ``--list``."""
+    from cascading_bandits.bounds.overview import estimate
+
+    if args.list:
+        return None
+    L = _size(args)
+    return estimate(L), f"--L {L} (every registered bound on an instance of {L} items)"
 
 
 def _instance(args):
-    from cascading_bandits.bounds import _validate as V
+    """(instance, B_LB parameters or None) from the options."""
     from cascading_bandits.bounds.instance import CascadeInstance, b_lb
-    from cascading_bandits.bounds.overview import estimate
-    from cascading_bandits.simulate.sweep import check_resources
 
     blb_given = [k for k in ("L", "p", "delta") if getattr(args, k) is not None]
     if args.weights is not None:
@@ -97,15 +112,6 @@ def _instance(args):
             raise ValueError("--weights needs --K")
         return CascadeInstance(tuple(args.weights), args.K), None
     params = {k: (_DEFAULT[k] if getattr(args, k) is None else getattr(args, k)) for k in _DEFAULT}
-    L = params["L"]
-    V.positive_int("L", L)
-    need = estimate(L)
-    check_resources(
-        need["bytes"],
-        need["seconds"],
-        force=args.force,
-        what=f"--L {L} (the bounds of B_LB(L, K, p, delta))",
-    )
     return b_lb(params["L"], params["K"], params["p"], params["delta"]), params
 
 

@@ -78,15 +78,21 @@ def real(option: str, minimum: float | None = None, maximum: float | None = None
     return parse
 
 
-def integer_list(option: str, minimum: int = 1):
-    """argparse type: comma-separated integers, each >= minimum."""
+def integer_list(option: str, minimum: int = 1, *, distinct: bool = False):
+    """argparse type: comma-separated integers, each >= minimum (pairwise different if
+    ``distinct``)."""
     one = integer(option, minimum)
 
     def parse(text):
         parts = [s.strip() for s in text.split(",")]
         if not parts or any(s == "" for s in parts):
             raise argparse.ArgumentTypeError(f"must be comma-separated integers, got {text!r}")
-        return [one(s) for s in parts]
+        out = [one(s) for s in parts]
+        if distinct and len(set(out)) != len(out):
+            raise argparse.ArgumentTypeError(
+                f"must be comma-separated different integers, got {text!r}"
+            )
+        return out
 
     parse.__name__ = option
     parse.kind, parse.minimum, parse.maximum = "integer_list", minimum, INT_MAX
@@ -108,13 +114,226 @@ def number_list(option: str):
     return parse
 
 
+def name_list(option: str, what: str = "names"):
+    """argparse type: comma-separated non-empty items (a comma inside parentheses belongs to
+    its item: ``cascade-ts(prior=2,1)``); returns the stripped items. An empty text, an empty
+    item (``a,,b``, a trailing comma) or unbalanced parentheses are refused: a list that
+    silently lost an item, or fell back to a default, would run something not asked for."""
+
+    def parse(text):
+        items, depth, cur = [], 0, []
+        for ch in text:
+            if ch == "," and depth == 0:
+                items.append("".join(cur).strip())
+                cur = []
+                continue
+            depth += (ch == "(") - (ch == ")")
+            if depth < 0:
+                break
+            cur.append(ch)
+        items.append("".join(cur).strip())
+        if depth != 0:
+            raise argparse.ArgumentTypeError(f"unbalanced parentheses in {text!r}")
+        if any(x == "" for x in items):
+            raise argparse.ArgumentTypeError(
+                f"must be comma-separated {what}, none empty, got {text!r}"
+            )
+        return items
+
+    parse.__name__ = option
+    parse.kind, parse.minimum, parse.maximum = "name_list", None, None
+    return parse
+
+
+def text(option: str, what: str = "a non-empty text"):
+    """argparse type: a text that is not empty or blank (returned stripped)."""
+
+    def parse(value):
+        if not value.strip():
+            raise argparse.ArgumentTypeError(f"must be {what}, got {value!r}")
+        return value.strip()
+
+    parse.__name__ = option
+    parse.kind, parse.minimum, parse.maximum = "text", None, None
+    return parse
+
+
+# ---------------------------------------------------------------------------
+# options several subcommands take, declared once
+# ---------------------------------------------------------------------------
 def add_force(parser) -> None:
+    """``--force``: run what the resource guard (:func:`guard`) refuses."""
     parser.add_argument(
         "--force",
         action="store_true",
-        help="run even if the estimated memory or time exceeds what this machine has "
-        "(the estimate is printed when refused)",
+        help="run even if the estimated memory or time exceeds what this machine has or a "
+        "day of work (the estimate is printed when refused)",
     )
+
+
+#: help of --workers, the same in every subcommand that takes it
+WORKERS_HELP = (
+    "local worker processes, at most the number of cores (default: all cores; a single "
+    "cell or a study runs in this process with numba threads over its runs)"
+)
+
+
+def add_workers(parser, help: str = WORKERS_HELP) -> None:
+    """``--workers N`` (default None: all cores, see :data:`WORKERS_HELP`)."""
+    parser.add_argument("--workers", type=integer("--workers"), default=None, help=help)
+
+
+def check_workers(workers, scheduler=None):
+    """``--workers`` checked against the cores and ``--scheduler``; returned unchanged."""
+    import os
+
+    if workers is not None and scheduler is not None:
+        raise ValueError("--workers is for local processes; with --scheduler the cluster decides")
+    cores = os.cpu_count() or 1
+    if workers is not None and workers > cores:
+        raise ValueError(f"--workers must be <= {cores} (the cores of this machine), got {workers}")
+    return workers
+
+
+def out_dir(path, option: str = "--out", *, create: bool = True):
+    """The directory ``path`` names, checked before any work (absolute, ``~`` expanded).
+
+    ValueError for an empty path, ``~user`` of an unknown user, a path through a file, a
+    directory that cannot be created or written (:func:`simulate.sweep.check_writable_dir`).
+    With ``create=False`` nothing is created.
+    """
+    from cascading_bandits.simulate.sweep import check_writable_dir
+
+    return check_writable_dir(path, option, create=create)
+
+
+def check_scheduler(address: str) -> str:
+    """Connect to the Dask scheduler at ``address`` once, before any work; the address.
+
+    ValueError, one line: no ``distributed`` package, nothing answers there, or what answers
+    is not a Dask scheduler (a server speaking another protocol makes ``distributed`` read a
+    frame length from its bytes and fail with MemoryError or a numpy dimension error, which
+    would otherwise read as this machine being out of memory).
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise ValueError(
+            "--scheduler needs Dask's 'distributed' package, an optional extra: "
+            "pip install 'cascading-bandits[dask]'"
+        ) from None
+    try:
+        client = distributed.Client(address, timeout="20s")
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(
+            f"--scheduler {address}: cannot connect to a Dask scheduler there ({exc})"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 -- any other failure: the peer is not Dask
+        raise ValueError(
+            f"--scheduler {address}: the address answered, but not as a Dask scheduler "
+            f"({type(exc).__name__}: {exc})"
+        ) from None
+    client.close()
+    return address
+
+
+# ---------------------------------------------------------------------------
+# the resource guard
+# ---------------------------------------------------------------------------
+def human_bytes(b: float) -> str:
+    if not math.isfinite(b):
+        return "an unbounded amount"
+    for unit, size in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{b / 1e3:.3g} kB"
+
+
+def human_seconds(s: float) -> str:
+    if not math.isfinite(s):
+        return "an unbounded time"
+    for unit, size in (("years", 3.15e7), ("days", 2 * 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if s >= size:
+            return f"{s / (86400.0 if unit == 'days' else size):.3g} {unit}"
+    return f"{s:.3g} s"
+
+
+def guard(need, what: str, force: bool = False) -> None:
+    """Refuse, before any work, a run whose estimate exceeds this machine.
+
+    Parameters
+    ----------
+    need : dict
+        ``{"bytes": peak memory, "seconds": wall time}``, from the library's estimate of the
+        work (``simulate.sweep.estimate``, ``simulate.search.estimate``, ...).
+    what : str
+        The run, as the user asked for it (``"--runs 20 x --horizon 1e9 on L = 16"``).
+    force : bool
+        ``--force``: run anyway.
+
+    Raises
+    ------
+    ValueError
+        When the memory exceeds :func:`memory_limit` (the available memory) or the time
+        exceeds :func:`time_limit` (a day); one line giving both estimates (memory only where
+        ``need["bytes"]`` is not None) and the limit passed, and the way out (``--force``).
+    """
+    b = need.get("bytes")
+    s = float(need.get("seconds", 0.0))
+    if force:
+        return
+    avail, limit = memory_limit(), time_limit()
+    over = []
+    if b is not None and avail is not None and not float(b) <= avail:
+        over.append(f"this machine has {human_bytes(avail)} of memory available")
+    if not s <= limit:
+        over.append(f"the limit without --force is {human_seconds(limit)}")
+    if over:
+        mem = "" if b is None else f" and would need about {human_bytes(float(b))} of memory"
+        raise ValueError(
+            f"{what} would take about {human_seconds(s)}{mem} ({'; '.join(over)}); make it "
+            "smaller, or pass --force to run it anyway"
+        )
+
+
+#: environment variables lowering the guard's limits (seconds; bytes): a shared machine's
+#: policy, or a test that must not start long runs
+TIME_LIMIT_ENV, MEMORY_LIMIT_ENV = "CASCADING_TIME_LIMIT", "CASCADING_MEMORY_LIMIT"
+
+
+def _env_limit(name):
+    import os
+
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"environment variable {name} must be a positive number, got {text!r}")
+    return v
+
+
+def time_limit() -> float:
+    """Seconds of estimated work the guard allows: :data:`simulate.sweep.TIME_LIMIT`, or
+    less if ``$CASCADING_TIME_LIMIT`` says so."""
+    from cascading_bandits.simulate.sweep import TIME_LIMIT
+
+    env = _env_limit(TIME_LIMIT_ENV)
+    return TIME_LIMIT if env is None else min(TIME_LIMIT, env)
+
+
+def memory_limit() -> float | None:
+    """Bytes the guard allows: the available memory (None if unknown), or less if
+    ``$CASCADING_MEMORY_LIMIT`` says so."""
+    from cascading_bandits.simulate.sweep import available_memory
+
+    avail, env = available_memory(), _env_limit(MEMORY_LIMIT_ENV)
+    if env is None:
+        return avail
+    return env if avail is None else min(avail, env)
 
 
 def given(args, *names) -> list[str]:
@@ -127,9 +346,10 @@ def given(args, *names) -> list[str]:
     return out
 
 
-def emit_json(obj) -> None:
-    """Print ``obj`` as one strict JSON document on one line (NaN/inf are a bug: ValueError)."""
-    print(json.dumps(obj, allow_nan=False))
+def emit_json(obj, default=None) -> None:
+    """Print ``obj`` as one strict JSON document on one line (NaN/inf are a bug: ValueError);
+    ``default`` converts what json does not know (numpy scalars, paths)."""
+    print(json.dumps(obj, allow_nan=False, default=default))
 
 
 # ---------------------------------------------------------------------------

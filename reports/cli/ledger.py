@@ -28,9 +28,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cascading_bandits.reports.cli.common import add_force, given, integer, number_list, real
+from cascading_bandits.reports.cli.common import given, integer, number_list, real, text
 
-__all__ = ["add_arguments", "run", "format_ledger"]
+__all__ = ["add_arguments", "cost", "run", "format_ledger"]
 
 
 def add_arguments(parser) -> None:
@@ -53,6 +53,7 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--from-search",
         metavar="FILE",
+        type=text("--from-search", "a search file's path"),
         default=None,
         help="a stored search (search.json): the ledger on each instance it found, at its "
         "re-measured horizon, beside the regret measured there",
@@ -60,7 +61,6 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of a table"
     )
-    add_force(parser)
 
 
 _GROUPS = (
@@ -158,29 +158,52 @@ _SEARCH_KEYS = (
 )
 
 
-def _run_from_search(args) -> int:
-    from cascading_bandits.reports.search_ledger import (
-        found_instances,
-        ledger_on_instance,
-        read_search,
-        weights_text,
+def _search_file(args):
+    """The search file's instances (:func:`reports.search_ledger.found_instances`), read
+    once (``cost`` reads them, ``run`` uses them)."""
+    from cascading_bandits.reports.search_ledger import found_instances, read_search
+
+    if getattr(args, "_found", None) is None:
+        extra = given(args, "weights", "L", "K", "p", "delta", "horizon")
+        if extra:
+            raise ValueError(
+                "--from-search takes each instance and its horizon from the search file; drop "
+                + " ".join(extra)
+            )
+        try:
+            doc = read_search(args.from_search)
+        except ValueError as e:
+            raise ValueError(f"--from-search: {e}") from None
+        args._found = found_instances(doc, Path(args.from_search).stem)
+    return args._found
+
+
+def cost(args):
+    """The ledger's estimate (:func:`bounds.overview.estimate`) on the instance, or on every
+    instance of the search file, one after the other."""
+    from cascading_bandits.bounds.overview import estimate
+    from cascading_bandits.reports.cli.bounds import _size
+
+    if args.from_search is None:
+        L = _size(args)
+        return estimate(L), f"--L {L} (the ledger of an instance of {L} items)"
+    found = _search_file(args)
+    L = max(f["L"] for f in found)
+    need = estimate(L, len(found))
+    return need, (
+        f"--from-search {args.from_search} (the ledger of {len(found)} instance(s), the "
+        f"largest of {L} items)"
     )
 
-    extra = given(args, "weights", "L", "K", "p", "delta", "horizon", "force")
-    if extra:
-        raise ValueError(
-            "--from-search takes each instance and its horizon from the search file; drop "
-            + " ".join(extra)
-        )
+
+def _run_from_search(args) -> int:
+    from cascading_bandits.reports.search_ledger import ledger_on_instance, weights_text
+
     path = args.from_search
-    try:
-        doc = read_search(path)
-    except ValueError as e:
-        raise ValueError(f"--from-search: {e}") from None
+    found = _search_file(args)
     from cascading_bandits.bounds.instance import CascadeInstance
     from cascading_bandits.bounds.overview import not_applicable
 
-    found = found_instances(doc, Path(path).stem)
     out = []
     for f in found:
         rows = ledger_on_instance(f)

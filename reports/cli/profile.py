@@ -23,7 +23,7 @@ import argparse
 import json
 import sys
 
-from cascading_bandits.reports.cli.common import integer, number_list
+from cascading_bandits.reports.cli.common import integer, number_list, real, text
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -33,12 +33,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--weights", type=number_list("--weights"), help="attraction probabilities, comma-separated"
     )
-    a.add_argument("--L", type=int, help="B_LB(L, K, p, delta): number of items")
-    a.add_argument("--p", type=float, help="B_LB: attraction of the K optimal items")
-    a.add_argument("--delta", type=float, help="B_LB: gap")
-    a.add_argument("--K", type=int, help="number of recommended items")
+    a.add_argument("--L", type=integer("--L"), help="B_LB(L, K, p, delta): number of items")
+    a.add_argument("--p", type=real("--p"), help="B_LB: attraction of the K optimal items")
+    a.add_argument("--delta", type=real("--delta"), help="B_LB: gap")
+    a.add_argument("--K", type=integer("--K"), help="number of recommended items")
     a.add_argument(
-        "--policy", default="cascade-klucb", help="cascade-klucb (default) or cascade-ucb1"
+        "--policy",
+        default="cascade-klucb",
+        type=text("--policy", "a policy's name"),
+        help="cascade-klucb (default) or cascade-ucb1",
     )
     a.add_argument(
         "--order",
@@ -47,9 +50,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="best-first (default) or worst-first",
     )
     s = p.add_argument_group("runs and proof")
-    s.add_argument("--runs", type=int, default=20, help="independent runs (default 20)")
+    s.add_argument("--runs", type=integer("--runs"), default=20, help="independent runs (20)")
     s.add_argument("--horizon", type=integer("--horizon"), default=100_000, help="steps n (1e5)")
-    s.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    s.add_argument("--seed", type=integer("--seed", 0), default=0, help="root seed (default 0)")
     s.add_argument(
         "--chain",
         choices=("paper", "binomial"),
@@ -58,7 +61,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "chain (docs/sharper_bounds.md)",
     )
     s.add_argument(
-        "--eps", type=float, default=None, help="Theorem 3's eps (default: optimal; paper chain)"
+        "--eps",
+        type=real("--eps"),
+        default=None,
+        help="Theorem 3's eps (default: optimal; paper chain)",
     )
     s.add_argument(
         "--form",
@@ -66,16 +72,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="Theorem 3's constant C: paper (default) or proof (paper chain)",
     )
-    s.add_argument("--threads", type=int, default=None, help="numba threads (default numba's)")
+    s.add_argument(
+        "--threads", type=integer("--threads"), default=None, help="numba threads (numba's)"
+    )
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print the chain as JSON")
-    o.add_argument("--out", default=None, help="directory for the chain's JSON and waterfall")
+    o.add_argument(
+        "--out",
+        default=None,
+        type=text("--out", "a directory"),
+        help="directory for the chain's JSON and waterfall",
+    )
     o.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
 
 
-def _cell(args):
-    from cascading_bandits.simulate.experiments import Cell, b_lb_cell
+def _check(args):
+    """The options checked before anything is built or run."""
+    from cascading_bandits.bounds import _validate as V
+    from cascading_bandits.bounds.profile import CHAIN_POLICIES
 
+    V.choice("policy", args.policy, CHAIN_POLICIES)
     if args.K is None:
         raise ValueError("--K is required")
     blb = [args.L, args.p, args.delta]
@@ -83,6 +99,40 @@ def _cell(args):
         raise ValueError("give either --weights or --L/--p/--delta, not both")
     if args.weights is None and any(x is None for x in blb):
         raise ValueError("give --weights, or all of --L, --p and --delta (B_LB)")
+    if args.chain == "binomial":
+        given = [o for o, v in (("--eps", args.eps), ("--form", args.form)) if v is not None]
+        if given:
+            raise ValueError(
+                f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for Theorem 3's "
+                "proof (--chain paper); the binomial chain has no eps"
+            )
+    if args.threads is not None:
+        import numba
+
+        top = numba.config.NUMBA_NUM_THREADS
+        if args.threads > top:
+            raise ValueError(
+                f"--threads must be <= {top} (numba's NUMBA_NUM_THREADS), got {args.threads}"
+            )
+    return len(args.weights) if args.weights is not None else args.L
+
+
+def cost(args):
+    """:func:`simulate.counters.estimate` of the counted runs plus the chain's bounds
+    (:func:`bounds.overview.estimate`)."""
+    from cascading_bandits.bounds.overview import estimate as bounds_estimate
+    from cascading_bandits.simulate.counters import estimate
+
+    L = _check(args)
+    need = estimate(L, args.K, args.runs, args.horizon, threads=args.threads)
+    need["seconds"] += bounds_estimate(L)["seconds"]
+    what = f"this profile (--runs {args.runs} x --horizon {args.horizon} on L = {L}, K = {args.K})"
+    return need, what
+
+
+def _cell(args):
+    from cascading_bandits.simulate.experiments import Cell, b_lb_cell
+
     n = args.horizon
     cid = f"{args.policy}-{args.order}"
     if args.weights is not None:
@@ -97,25 +147,15 @@ def _cell(args):
 def run(args) -> int:
     from pathlib import Path
 
-    from cascading_bandits.bounds import _validate as V
-    from cascading_bandits.bounds.profile import CHAIN_POLICIES
+    from cascading_bandits.reports.cli.common import emit_json, out_dir
     from cascading_bandits.reports.profile_report import chain_text, profile_cell, waterfall_figure
 
-    V.choice("policy", args.policy, CHAIN_POLICIES)
-    if args.chain == "binomial":
-        given = [o for o, v in (("--eps", args.eps), ("--form", args.form)) if v is not None]
-        if given:
-            raise ValueError(
-                f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for Theorem 3's "
-                "proof (--chain paper); the binomial chain has no eps"
-            )
+    _check(args)
     form = "paper" if args.form is None else args.form
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
     cell = _cell(args)
     paths = []
     if args.out is not None:
-        out = Path(args.out)
+        out = out_dir(args.out, "--out", create=False)
         stem = f"{cell.policy}-{cell.order}" + ("-binomial" if args.chain == "binomial" else "")
         paths = [out / f"{stem}.json"] + [out / f"{stem}-waterfall.{x}" for x in ("png", "pdf")]
         clash = [str(x) for x in paths if x.exists()]
@@ -126,17 +166,24 @@ def run(args) -> int:
     ch = profile_cell(
         cell, args.seed, eps=args.eps, form=form, threads=args.threads, chain=args.chain
     )
+    text_json = json.dumps(ch, indent=1, allow_nan=False, default=_json_default)
     if args.json:
-        print(json.dumps(ch, indent=1))
+        emit_json(ch, default=_json_default)
     else:
         print(chain_text(ch))
     if paths:
         from cascading_bandits.reports.build import _atomic_write
 
-        paths[0].parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(paths[0], lambda tmp: Path(tmp).write_text(json.dumps(ch, indent=1)))
+        out_dir(paths[0].parent, "--out")
+        _atomic_write(paths[0], lambda tmp: Path(tmp).write_text(text_json))
         fig = waterfall_figure(ch)
         for pth in paths[1:]:
             _atomic_write(pth, lambda tmp, pth=pth: fig.savefig(tmp, format=pth.suffix[1:]))
         print(f"wrote {', '.join(str(x) for x in paths)}", file=sys.stderr)
     return 0
+
+
+def _json_default(x):
+    from cascading_bandits.reports.build import _json_default as convert
+
+    return convert(x)

@@ -8,7 +8,7 @@ import time
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cascading_bandits.reports.cli.common import add_force, integer
+    from cascading_bandits.reports.cli.common import add_workers, integer, text
 
     parser.add_argument(
         "--out", default="report", metavar="DIR", help="report directory (default: ./report)"
@@ -30,15 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--horizon", type=integer("--horizon", 10), default=None, help="steps n (default 1e5)"
     )
-    parser.add_argument(
-        "--workers",
-        type=integer("--workers"),
-        default=None,
-        help="worker processes for the sweeps, at most the number of cores (default: all)",
+    add_workers(
+        parser, "worker processes for the sweeps, at most the number of cores (default: all)"
     )
     parser.add_argument(
         "--scheduler",
         default=None,
+        type=text("--scheduler", "a Dask scheduler's address"),
         metavar="ADDRESS",
         help="run the sweeps on a Dask cluster at ADDRESS",
     )
@@ -69,47 +67,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help='print one JSON object: {"report", "json", "results", "seconds"} (absolute paths)',
     )
-    add_force(parser)
 
 
-def _check(args):
-    """Directories and resources, before anything is computed."""
-    import os
-
+def _scale(args):
+    """(runs, horizon, examples) of this report."""
     from cascading_bandits.reports.build import PAPER_HORIZON, PAPER_RUNS, QUICK_HORIZON, QUICK_RUNS
-    from cascading_bandits.simulate.experiments import EXPERIMENTS, get_experiment
-    from cascading_bandits.simulate.sweep import (
-        VERIFY_SECONDS_PER_EXAMPLE,
-        check_resources,
-        check_writable_dir,
-        estimate,
-    )
 
-    if args.workers is not None and args.scheduler is not None:
-        raise ValueError("--workers is for local processes; with --scheduler the cluster decides")
-    cores = os.cpu_count() or 1
-    if args.workers is not None and args.workers > cores:
-        raise ValueError(f"--workers must be <= {cores} (the cores of this machine)")
-    if not str(args.out).strip():
-        raise ValueError("--out must name a directory, got an empty path")
     runs = args.runs or (QUICK_RUNS if args.quick else PAPER_RUNS)
     horizon = args.horizon or (QUICK_HORIZON if args.quick else PAPER_HORIZON)
     examples = args.examples or (5 if args.quick else 50)
+    return runs, horizon, examples
 
+
+def cost(args):
+    """:func:`simulate.sweep.estimate` of every experiment's cells, plus the verify section
+    (:data:`simulate.sweep.VERIFY_SECONDS_PER_EXAMPLE` per example)."""
+    import os
+
+    from cascading_bandits.reports.cli.common import check_workers
+    from cascading_bandits.simulate.experiments import EXPERIMENTS, get_experiment
+    from cascading_bandits.simulate.sweep import VERIFY_SECONDS_PER_EXAMPLE, estimate
+
+    check_workers(args.workers, args.scheduler)
+    if not str(args.out).strip():
+        raise ValueError("--out must name a directory, got an empty path")
+    runs, horizon, examples = _scale(args)
     specs = [(c.L, c.K, c.policy, runs, horizon) for n in EXPERIMENTS for c in get_experiment(n)]
-    need = estimate(specs, workers=args.workers or cores)
-    check_resources(
-        need["bytes"],
-        need["seconds"] + VERIFY_SECONDS_PER_EXAMPLE * examples,
-        force=args.force,
-        what=f"this report (--runs {runs} x --horizon {horizon}, --examples {examples})",
-    )
+    need = estimate(specs, workers=args.workers or os.cpu_count() or 1)
+    need["seconds"] += VERIFY_SECONDS_PER_EXAMPLE * examples
+    return need, f"this report (--runs {runs} x --horizon {horizon}, --examples {examples})"
+
+
+def _check(args):
+    """Directories and the scheduler, before anything is computed."""
+    from cascading_bandits.reports.cli.common import check_scheduler, out_dir
+
     dirs = [("--out", args.out)] + ([] if args.results is None else [("--results", args.results)])
     for option, d in dirs:  # both refused before either is created
-        check_writable_dir(d, option, create=False)
-    out, results = check_writable_dir(args.out, "--out"), None
+        out_dir(d, option, create=False)
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
+    out, results = out_dir(args.out, "--out"), None
     if args.results is not None:
-        results = check_writable_dir(args.results, "--results")
+        results = out_dir(args.results, "--results")
     return out, results
 
 

@@ -26,7 +26,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from cascading_bandits.reports.cli.common import integer, integer_list
+from cascading_bandits.reports.cli.common import (
+    emit_json,
+    integer,
+    integer_list,
+    name_list,
+    out_dir,
+    real,
+    text,
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -46,6 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policy",
         default=None,
+        type=name_list("--policy", "policy specs"),
         help="A,B for ratio (default cascade-ucb1,cascade-klucb); A for regret; A for bound "
         "(a policy the bound covers, with the parameter values its proof needs; default the "
         "first policy --bound covers)",
@@ -53,26 +62,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--bound",
         default=None,
+        type=text("--bound", "a registered bound's name"),
         help=f"bound: which registered upper bound with a constant ({names}); default the "
         "policy's paper theorem (theorem2 for cascade-ucb1, theorem3 for cascade-klucb), else "
         "the first registered bound covering it; 'cascading bounds --list' describes them",
     )
     p.add_argument(
         "--K",
-        type=integer_list("--K"),
+        type=integer_list("--K", distinct=True),
         default=[2],
-        help="list length, or a comma-separated list of them",
+        help="list length, or a comma-separated list of different ones (the factor against K: "
+        "a slope needs two)",
     )
-    p.add_argument("--L", type=int, default=None, help="number of items (default 4K)")
-    p.add_argument("--L-per-K", type=int, default=None, help="L = this times K (default 4)")
+    p.add_argument("--L", type=integer("--L", 2), default=None, help="number of items (4K)")
+    p.add_argument(
+        "--L-per-K", type=integer("--L-per-K", 2), default=None, help="L = this times K (4)"
+    )
     p.add_argument(
         "--family",
         choices=("free", "two-level"),
         default="free",
         help="free (one weight per item) or two-level",
     )
-    p.add_argument("--w-min", type=float, default=0.0, help="smallest weight (default 0)")
-    p.add_argument("--w-max", type=float, default=1.0, help="largest weight (default 1)")
+    p.add_argument(
+        "--w-min", type=real("--w-min", 0.0, 1.0), default=0.0, help="smallest weight (0)"
+    )
+    p.add_argument(
+        "--w-max", type=real("--w-max", 0.0, 1.0), default=1.0, help="largest weight (1)"
+    )
     p.add_argument(
         "--order",
         choices=("best-first", "worst-first"),
@@ -81,22 +98,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--horizon",
-        type=integer_list("--horizon"),
+        type=integer_list("--horizon", distinct=True),
         default=[10_000],
         help="steps per candidate (1e4); for regret, a comma-separated list of horizons",
     )
-    p.add_argument("--runs", type=int, default=4, help="runs per candidate (default 4)")
-    p.add_argument("--maxiter", type=int, default=20, help="optimiser generations (default 20)")
-    p.add_argument("--popsize", type=int, default=8, help="population per dimension (default 8)")
-    p.add_argument("--confirm-runs", type=int, default=20, help="fresh runs for the optimum (20)")
+    p.add_argument("--runs", type=integer("--runs"), default=4, help="runs per candidate (4)")
+    p.add_argument(
+        "--maxiter", type=integer("--maxiter"), default=20, help="optimiser generations (20)"
+    )
+    p.add_argument(
+        "--popsize", type=integer("--popsize"), default=8, help="population per dimension (8)"
+    )
+    p.add_argument(
+        "--confirm-runs",
+        type=integer("--confirm-runs", 2),
+        default=20,
+        help="fresh runs for the optimum (20)",
+    )
     p.add_argument(
         "--confirm-horizon",
         type=integer("--confirm-horizon"),
         default=None,
         help="their horizon (default --horizon)",
     )
-    p.add_argument("--min-regret", type=float, default=None, help="ratio: B's floor (sqrt(n))")
-    p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    p.add_argument(
+        "--min-regret", type=real("--min-regret", 0.0), default=None, help="ratio: B's floor"
+    )
+    p.add_argument("--seed", type=integer("--seed", 0), default=0, help="root seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--out", default=None, help="directory for search.json and the figure")
 
@@ -104,12 +132,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _outputs(out):
     """The directory --out names, refused up front if any file a search could write there
     exists (nothing is replaced)."""
-    from cascading_bandits.simulate.sweep import check_writable_dir
-
     if out is None:
         return None
     # empty, ~user, through a file, not writable: refused before the search, nothing created
-    d = check_writable_dir(out, "--out", create=False).resolve()
+    d = out_dir(out, "--out", create=False).resolve()
     files = [d / "search.json", d / "search.png", d / "search.pdf"]
     for f in files:
         if f.exists():
@@ -134,33 +160,96 @@ def _write(d, doc, fig):
         os.replace(tmp, d / name)
 
 
-def run(args) -> int:
-    from cascading_bandits.bounds.registry import bound_names, get_bound
-    from cascading_bandits.simulate.search import (
-        bound_policy,
-        factor_against_K,
-        search,
-        worst_regret_curve,
-    )
+def _plan(args):
+    """The validated searches, computed once: (mode, policies, [(L, K, horizon), ...]) with
+    mode ``"one"``, ``"factor"`` (a ratio per K) or ``"curve"`` (a regret search per
+    horizon and policy)."""
+    if getattr(args, "_plan", None) is not None:
+        return args._plan
+    from cascading_bandits.bounds.registry import bound_names
+    from cascading_bandits.simulate.search import bound_policy, check_size
 
     Ks = list(args.K)
     if args.bound is not None and args.objective != "bound":
         raise ValueError(f"--bound is for --objective bound, got --objective {args.objective}")
-    if args.policy is None:
-        pols = ["cascade-ucb1", "cascade-klucb"] if args.objective != "bound" else []
-        if args.bound is not None:
-            pols = [bound_policy(args.bound)]  # the first policy the bound covers
-    else:
-        pols = [x.strip() for x in args.policy.split(",") if x.strip()]
-    out = _outputs(args.out)
     if args.objective == "bound" and args.policy is None and args.bound is None:
         raise ValueError(
             "--objective bound needs --policy A or --bound NAME (registered upper bounds with "
             f"a constant: {', '.join(bound_names('upper', 'constant'))})"
         )
+    if args.policy is None:
+        pols = ["cascade-ucb1", "cascade-klucb"] if args.objective != "bound" else []
+        if args.bound is not None:
+            pols = [bound_policy(args.bound)]  # the first policy the bound covers
+    else:
+        pols = list(args.policy)
+    if args.L is not None and args.L_per_K is not None:
+        raise ValueError("give --L (the same L for every K) or --L-per-K, not both")
     hs = list(args.horizon)
     if len(hs) > 1 and args.objective != "regret":
         raise ValueError("several --horizon values are for --objective regret")
+    if args.objective == "regret":
+        if len(Ks) > 1:
+            raise ValueError("--objective regret takes one --K")
+        if args.confirm_horizon is not None:
+            raise ValueError(
+                "--objective regret re-measures at each --horizon; no --confirm-horizon"
+            )
+        mode = "curve"
+    elif len(Ks) > 1:
+        if args.objective != "ratio":
+            raise ValueError("several --K values are for --objective ratio (the factor against K)")
+        mode = "factor"
+    else:
+        mode = "one"
+    sizes = [(args.L if args.L is not None else (args.L_per_K or 4) * k, k) for k in Ks]
+    for L, K in sizes:
+        check_size(L, K, args.family)
+    searches = [(L, K, h) for L, K in sizes for h in hs]
+    args._plan = (mode, pols, searches)
+    return args._plan
+
+
+def cost(args):
+    """:func:`simulate.search.estimate` summed over the searches asked for."""
+    from cascading_bandits.simulate.search import estimate
+
+    mode, pols, searches = _plan(args)
+    need = {"bytes": 0.0, "seconds": 0.0}
+    runs = [[p] for p in pols] if mode == "curve" else [pols]  # a curve: one search each
+    for L, K, h in searches:
+        for ps in runs:
+            one = estimate(
+                args.objective,
+                ps,
+                L=L,
+                K=K,
+                family=args.family,
+                horizon=h,
+                runs=args.runs,
+                maxiter=args.maxiter,
+                popsize=args.popsize,
+                confirm_runs=args.confirm_runs,
+                confirm_horizon=h if mode == "curve" else args.confirm_horizon,
+            )
+            need["bytes"] = max(need["bytes"], one["bytes"])
+            need["seconds"] += one["seconds"]
+    what = (
+        f"this search ({len(searches) * len(runs)} search(es) of --runs {args.runs} x "
+        f"--horizon {max(h for _, _, h in searches)}, --maxiter {args.maxiter}, --popsize "
+        f"{args.popsize} on up to L = {max(L for L, _, _ in searches)} items)"
+    )
+    return need, what
+
+
+def run(args) -> int:
+    from cascading_bandits.bounds.registry import get_bound
+    from cascading_bandits.simulate.search import factor_against_K, search, worst_regret_curve
+
+    mode, pols, searches = _plan(args)
+    Ks = list(args.K)
+    out = _outputs(args.out)
+    hs = list(args.horizon)
     kw = dict(
         family=args.family,
         w_min=args.w_min,
@@ -176,29 +265,19 @@ def run(args) -> int:
         min_regret=args.min_regret,
     )
     fig = None
-    if args.objective == "regret":
-        if len(Ks) > 1:
-            raise ValueError("--objective regret takes one --K")
-        if args.confirm_horizon is not None:
-            raise ValueError(
-                "--objective regret re-measures at each --horizon; no --confirm-horizon"
-            )
-        L = args.L if args.L is not None else (args.L_per_K or 4) * Ks[0]
+    slope = None
+    if mode == "curve":
+        L = searches[0][0]
         kw.pop("horizon")
         kw.pop("confirm_horizon")
         curves = worst_regret_curve(pols, hs, L=L, K=Ks[0], **kw)
         results = [r for res in curves.values() for r in res]
-        slope = None
         doc = {"results": [r.to_dict() for r in results], "L": L, "K": Ks[0]}
         if out is not None:
             from cascading_bandits.reports.search_figures import worst_regret_figure
 
             fig = worst_regret_figure(curves, L=L, K=Ks[0])
-    elif len(Ks) > 1:
-        if args.objective != "ratio":
-            raise ValueError("several --K values are for --objective ratio (the factor against K)")
-        if args.L is not None and args.L_per_K is not None:
-            raise ValueError("give --L (the same L for every K) or --L-per-K, not both")
+    elif mode == "factor":
         results, slope = factor_against_K(Ks, pols, L=args.L, L_per_K=args.L_per_K or 4, **kw)
         doc = {
             "results": [r.to_dict() for r in results],
@@ -209,18 +288,15 @@ def run(args) -> int:
 
             fig = factor_against_K_figure(results)
     else:
-        if args.L_per_K is not None and args.L is not None:
-            raise ValueError("give --L or --L-per-K, not both")
-        L = args.L if args.L is not None else (args.L_per_K or 4) * Ks[0]
+        L = searches[0][0]
         if args.objective == "bound":
             kw["bound"] = args.bound
         results = [search(args.objective, pols, L=L, K=Ks[0], **kw)]
-        slope = None
         doc = {"results": [results[0].to_dict()]}
     if out is not None:
         _write(out, doc, fig)
     if args.json:
-        print(json.dumps(doc, indent=1, allow_nan=False))
+        emit_json(doc)
         return 0
     for r in results:
         d = r.to_dict()

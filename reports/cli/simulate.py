@@ -44,7 +44,14 @@ class _PolicyHelp:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from cascading_bandits.reports.cli.common import add_force, integer, number_list, real
+    from cascading_bandits.reports.cli.common import (
+        add_workers,
+        integer,
+        name_list,
+        number_list,
+        real,
+        text,
+    )
 
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = __doc__.split("\n", 2)[2]
@@ -52,6 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--experiment",
         metavar="NAME",
+        type=text("--experiment", "an experiment's name"),
         help="table1, table2, dbn, ts, dbn-rba, or 'all' (all five, as the report runs them)",
     )
     g.add_argument(
@@ -75,6 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--policy",
         default=None,
+        type=name_list("--policy", "policy specs"),
         help=_PolicyHelp(
             "comma-separated policy specs, e.g. cascade-klucb(c=0); parameters left out take "
             "their defaults (default: cascade-ucb1,cascade-klucb). Known: "
@@ -90,12 +99,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--gamma", type=real("--gamma"), default=None, help="DBN persistence (default 1)"
     )
-    a.add_argument(
-        "--c",
-        type=real("--c", 0.0),
-        default=None,
-        help="KL-UCB constant c in log t + c log log t (default 3; KL-UCB policies only)",
-    )
     s = p.add_argument_group("scale and execution")
     s.add_argument(
         "--runs", type=integer("--runs"), default=None, help="independent runs per cell (20)"
@@ -104,14 +107,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--horizon", type=integer("--horizon"), default=None, help="steps n (default 1e5)"
     )
     s.add_argument("--seed", type=integer("--seed", 0), default=0, help="root seed (default 0)")
+    add_workers(s)
     s.add_argument(
-        "--workers",
-        type=integer("--workers"),
+        "--scheduler",
         default=None,
-        help="local worker processes, at most the number of cores (default: all cores)",
-    )
-    s.add_argument(
-        "--scheduler", default=None, help="Dask scheduler address (runs the cells on that cluster)"
+        type=text("--scheduler", "a Dask scheduler's address"),
+        help="Dask scheduler address (runs the cells on that cluster)",
     )
     s.add_argument(
         "--json",
@@ -120,85 +121,129 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "stderr is null for a single run",
     )
     s.add_argument("--no-progress", action="store_true", help="no progress report on stderr")
-    add_force(s)
 
 
-_ADHOC = ("weights", "L", "K", "p", "delta", "policy", "order", "model", "nu", "gamma", "c")
+_ADHOC = ("weights", "L", "K", "p", "delta", "policy", "order", "model", "nu", "gamma")
 _BLB_DEFAULT = {"L": 16, "K": 2, "p": 0.2, "delta": 0.15}
-_DEFAULT_POLICY = "cascade-ucb1,cascade-klucb"
+_DEFAULT_POLICY = ["cascade-ucb1", "cascade-klucb"]
 
 
-def _check_c(c, horizon, policies):
-    """--c must be used by a policy and leave the KL-UCB index informative at the horizon."""
-    if c is None:
-        return 3.0
-    if not any("klucb" in pol for pol in policies):
-        raise ValueError(
-            f"--c applies to the KL-UCB policies only; --policy {','.join(policies)} has no c"
+def check_klucb_c(specs, horizon) -> None:
+    """A policy's KL-UCB constant ``c`` must leave its index informative at the horizon.
+
+    At step n every count T <= n and kl(w, 1 - 2**-53) <= 53 log 2 for every w in [0, 1]
+    (the maximum is at w = 0), so once log n + c log log n >= 53 log(2) n every KL-UCB index
+    rounds to 1 at the horizon whatever was observed: the policy ignores its data.
+    """
+    for spec in specs:
+        c = spec.params.get("c")
+        if c is None or not isinstance(c, (int, float)) or horizon <= math.e:
+            continue
+        if math.log(horizon) + c * math.log(math.log(horizon)) >= 53 * math.log(2) * horizon:
+            cmax = (53 * math.log(2) * horizon - math.log(horizon)) / math.log(math.log(horizon))
+            raise ValueError(
+                f"{spec.text}: c = {c:g} makes every KL-UCB index 1 at n = {horizon} whatever "
+                f"was observed (c log log n exceeds 53 log(2) n); use c < {cmax:.3g}"
+            )
+
+
+def _plan(args):
+    """The validated plan, computed once: ("experiment", names, cells, runs, horizon) or
+    ("adhoc", specs, L, K, runs, horizon)."""
+    if getattr(args, "_plan", None) is not None:
+        return args._plan
+    from cascading_bandits.reports.cli.common import check_scheduler, check_workers, given
+
+    check_workers(args.workers, args.scheduler)
+    if args.experiment is not None:
+        extra = given(args, *_ADHOC)
+        if extra:
+            raise ValueError(f"--experiment runs a stored grid; it does not take {' '.join(extra)}")
+        from cascading_bandits.simulate.experiments import (
+            EXPERIMENTS,
+            TESTING_HORIZON,
+            TESTING_RUNS,
+            get_experiment,
         )
-    # At step n every count T <= n and kl(w, 1 - 2**-53) <= 53 log 2 for every w in [0, 1]
-    # (the maximum is at w = 0), so once log n + c log log n >= 53 log(2) n every KL-UCB
-    # index rounds to 1 at the horizon whatever was observed: the policy ignores its data.
-    if horizon > math.e and math.log(horizon) + c * math.log(math.log(horizon)) >= (
-        53 * math.log(2) * horizon
-    ):
-        cmax = (53 * math.log(2) * horizon - math.log(horizon)) / math.log(math.log(horizon))
-        raise ValueError(
-            f"--c {c:g} makes every KL-UCB index 1 at n = {horizon} whatever was observed "
-            f"(c log log n exceeds 53 log(2) n); use --c < {cmax:.3g}"
-        )
-    return c
+
+        names = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
+        cells = [c for n in names for c in get_experiment(n, testing=args.testing)]
+        runs = args.runs or (TESTING_RUNS if args.testing else 20)
+        horizon = args.horizon or (TESTING_HORIZON if args.testing else 100_000)
+        plan = ("experiment", names, cells, runs, horizon)
+    else:
+        ignored = given(args, "out", "testing", "overwrite")
+        if ignored:
+            raise ValueError(
+                f"{' '.join(ignored)}: for --experiment only (ad hoc cells are not stored)"
+            )
+        if not given(args, *_ADHOC):
+            raise ValueError(
+                "give --experiment NAME (table1, table2, dbn, ts, dbn-rba or all) to run a "
+                "paper experiment, or an ad hoc cell: --weights with --K, or any of --L --K "
+                "--p --delta --policy --model ... (B_LB(16, 2, 0.2, 0.15) with what is given "
+                "changed)"
+            )
+        blb = {k: getattr(args, k) for k in ("L", "p", "delta")}
+        if args.weights is not None and any(v is not None for v in blb.values()):
+            raise ValueError("give either --weights or --L/--p/--delta (B_LB), not both")
+        if args.weights is not None and args.K is None:
+            raise ValueError("--weights needs --K")
+        if (args.model or "cascade") != "dbn" and (args.nu is not None or args.gamma is not None):
+            raise ValueError("--nu and --gamma apply to --model dbn only")
+        from cascading_bandits.simulate.policies import parse_policy
+
+        specs = [parse_policy(x) for x in (args.policy or _DEFAULT_POLICY)]
+        texts = [x.text for x in specs]
+        if len(set(texts)) != len(texts):
+            raise ValueError(f"--policy names a policy twice: {','.join(args.policy)}")
+        runs = 20 if args.runs is None else args.runs
+        horizon = 100_000 if args.horizon is None else args.horizon
+        check_klucb_c(specs, horizon)
+        L = len(args.weights) if args.weights is not None else (args.L or _BLB_DEFAULT["L"])
+        K = args.K if args.K is not None else _BLB_DEFAULT["K"]
+        plan = ("adhoc", specs, L, K, runs, horizon)
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
+    args._plan = plan
+    return plan
 
 
-def _workers(args):
+def cost(args):
+    """:func:`simulate.sweep.estimate` of the cells to run."""
     import os
 
-    if args.workers is not None and args.scheduler is not None:
-        raise ValueError("--workers is for local processes; with --scheduler the cluster decides")
-    cores = os.cpu_count() or 1
-    if args.workers is not None and args.workers > cores:
-        raise ValueError(
-            f"--workers must be <= {cores} (the cores of this machine), got {args.workers}"
-        )
-    return args.workers
+    from cascading_bandits.simulate.sweep import estimate
+
+    plan = _plan(args)
+    if plan[0] == "experiment":
+        _, names, cells, runs, horizon = plan
+        specs = [(c.L, c.K, c.policy, runs, horizon) for c in cells]
+        need = estimate(specs, workers=args.workers or os.cpu_count() or 1)
+        return need, f"--experiment {args.experiment} at --runs {runs} x --horizon {horizon}"
+    _, specs, L, K, runs, horizon = plan
+    need = estimate([(L, K, x.text, runs, horizon) for x in specs], workers=args.workers or 1)
+    what = (
+        f"--runs {runs} x --horizon {horizon} on L = {L}, K = {K} "
+        f"({len(specs)} polic{'y' if len(specs) == 1 else 'ies'})"
+    )
+    return need, what
 
 
 def _adhoc_cells(args):
     from cascading_bandits.simulate.experiments import Cell, b_lb_cell
-    from cascading_bandits.simulate.sweep import check_resources, estimate
 
-    blb = {k: getattr(args, k) for k in ("L", "p", "delta")}
-    if args.weights is not None and any(v is not None for v in blb.values()):
-        raise ValueError("give either --weights or --L/--p/--delta (B_LB), not both")
-    if args.weights is not None and args.K is None:
-        raise ValueError("--weights needs --K")
+    _, specs, L, K, runs, horizon = _plan(args)
     model = args.model or "cascade"
-    if model == "cascade" and (args.nu is not None or args.gamma is not None):
-        raise ValueError("--nu and --gamma apply to --model dbn only")
     nu = 1.0 if args.nu is None else args.nu
     gamma = 1.0 if args.gamma is None else args.gamma
     order = args.order or "best-first"
-    runs = 20 if args.runs is None else args.runs
-    horizon = 100_000 if args.horizon is None else args.horizon
-    from cascading_bandits.simulate.policies import parse_policies
-
-    policies = [x.text for x in parse_policies(args.policy or _DEFAULT_POLICY)]
-    if not policies:
-        raise ValueError("--policy must name at least one policy")
-    c = _check_c(args.c, horizon, policies)
     params = {
         k: (_BLB_DEFAULT[k] if getattr(args, k) is None else getattr(args, k)) for k in _BLB_DEFAULT
     }
-    L = len(args.weights) if args.weights is not None else params["L"]
-    K = args.K if args.K is not None else params["K"]
-    need = estimate([(L, K, pol, runs, horizon) for pol in policies], workers=args.workers or 1)
-    what = (
-        f"--runs {runs} x --horizon {horizon} on L = {L}, K = {K} "
-        f"({len(policies)} polic{'y' if len(policies) == 1 else 'ies'})"
-    )
-    check_resources(need["bytes"], need["seconds"], force=args.force, what=what)
     cells = []
-    for pol in policies:
+    for spec in specs:
+        pol = spec.text
         # the cell id is a file stem: a malformed name must fail as a policy, not as a path
         cid = re.sub(r"[^A-Za-z0-9_.()=,+-]", "_", pol).lstrip(".") + f"-{order}"
         if args.weights is not None:
@@ -213,9 +258,8 @@ def _adhoc_cells(args):
                     order,
                     horizon,
                     runs,
-                    c,
-                    nu,
-                    gamma,
+                    nu=nu,
+                    gamma=gamma,
                 )
             )
         else:
@@ -233,7 +277,6 @@ def _adhoc_cells(args):
                     gamma=gamma,
                     horizon=horizon,
                     runs=runs,
-                    c=c,
                     cell_id=cid,
                 )
             )
@@ -256,38 +299,16 @@ def _print(results, as_json, out=None, seed=0):
 
 
 def run(args) -> int:
-    from cascading_bandits.reports.cli.common import given
+    from cascading_bandits.reports.cli.common import out_dir
 
-    workers = _workers(args)
+    plan = _plan(args)
+    workers = args.workers
     progress = not args.no_progress and not args.json
-    if args.experiment is not None:
-        extra = given(args, *_ADHOC)
-        if extra:
-            raise ValueError(f"--experiment runs a stored grid; it does not take {' '.join(extra)}")
-        from cascading_bandits.simulate.experiments import (
-            EXPERIMENTS,
-            TESTING_HORIZON,
-            TESTING_RUNS,
-            get_experiment,
-        )
-        from cascading_bandits.simulate.sweep import (
-            check_resources,
-            check_writable_dir,
-            estimate,
-            run_experiments,
-        )
+    if plan[0] == "experiment":
+        from cascading_bandits.simulate.sweep import run_experiments
 
-        names = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
-        cells = [c for n in names for c in get_experiment(n, testing=args.testing)]
-        runs = args.runs or (TESTING_RUNS if args.testing else 20)
-        horizon = args.horizon or (TESTING_HORIZON if args.testing else 100_000)
-        specs = [(c.L, c.K, c.policy, runs, horizon) for c in cells]
-        import os
-
-        need = estimate(specs, workers=workers or os.cpu_count() or 1)
-        what = f"--experiment {args.experiment} at --runs {runs} x --horizon {horizon}"
-        check_resources(need["bytes"], need["seconds"], force=args.force, what=what)
-        out = check_writable_dir("results" if args.out is None else args.out, "--out")
+        names = plan[1]
+        out = out_dir("results" if args.out is None else args.out, "--out")
         results = run_experiments(
             names,
             out,
@@ -304,17 +325,6 @@ def run(args) -> int:
         if not args.json:
             print(f"stored under {out}/", file=sys.stderr)
         return 0
-    ignored = given(args, "out", "testing", "overwrite")
-    if ignored:
-        raise ValueError(
-            f"{' '.join(ignored)}: for --experiment only (ad hoc cells are not stored)"
-        )
-    if not given(args, *_ADHOC):
-        raise ValueError(
-            "give --experiment NAME (table1, table2, dbn, ts, dbn-rba or all) to run a paper "
-            "experiment, or an ad hoc cell: --weights with --K, or any of --L --K --p --delta "
-            "--policy --model ... (B_LB(16, 2, 0.2, 0.15) with what is given changed)"
-        )
     cells = _adhoc_cells(args)
     from cascading_bandits.simulate.runner import as_seed_sequence, run_cell
     from cascading_bandits.simulate.sweep import cell_seed

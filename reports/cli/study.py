@@ -30,10 +30,20 @@ import sys
 import time
 from pathlib import Path
 
-from cascading_bandits.reports.cli.common import integer, number_list
+from cascading_bandits.reports.cli.common import (
+    add_workers,
+    emit_json,
+    integer,
+    name_list,
+    number_list,
+    real,
+    text,
+)
 
 FIGURE_STEM = "regret"
 SUMMARY = "summary.json"
+#: the policies of a study by default
+DEFAULT_POLICIES = ["cascade-ucb1", "cascade-klucb"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,20 +55,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=number_list("--weights"),
         help="attraction probabilities, comma-separated (rho for dbn)",
     )
-    i.add_argument("--L", type=int, help="B_LB(L, K, p, delta) instead of --weights: items")
-    i.add_argument("--p", type=float, help="B_LB: attraction of the K optimal items")
-    i.add_argument("--delta", type=float, help="B_LB: gap")
-    i.add_argument("--K", type=int, help="number of recommended items (required)")
+    i.add_argument(
+        "--L", type=integer("--L"), help="B_LB(L, K, p, delta) instead of --weights: items"
+    )
+    i.add_argument("--p", type=real("--p"), help="B_LB: attraction of the K optimal items")
+    i.add_argument("--delta", type=real("--delta"), help="B_LB: gap")
+    i.add_argument("--K", type=integer("--K"), help="number of recommended items (required)")
     i.add_argument(
         "--model", choices=("cascade", "dbn"), default="cascade", help="cascade (default) or dbn"
     )
-    i.add_argument("--nu", type=float, default=None, help="DBN satisfaction (default 1)")
-    i.add_argument("--gamma", type=float, default=None, help="DBN persistence (default 1)")
+    i.add_argument("--nu", type=real("--nu"), default=None, help="DBN satisfaction (default 1)")
+    i.add_argument(
+        "--gamma", type=real("--gamma"), default=None, help="DBN persistence (default 1)"
+    )
     a = p.add_argument_group("policies and scale")
     a.add_argument(
         "--policy",
-        default="cascade-ucb1,cascade-klucb",
-        help="comma-separated policy specs (default: cascade-ucb1,cascade-klucb)",
+        default=None,
+        type=name_list("--policy", "policy specs"),
+        help="comma-separated policy specs (default: " + ",".join(DEFAULT_POLICIES) + ")",
     )
     a.add_argument(
         "--order",
@@ -66,14 +81,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="best-first",
         help="best-first (default) or worst-first",
     )
-    a.add_argument("--runs", type=int, default=20, help="independent runs per policy (default 20)")
-    a.add_argument("--horizon", type=integer("--horizon"), default=100_000, help="steps n (1e5)")
-    a.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     a.add_argument(
-        "--workers", type=int, default=1, help="processes over policies (default 1: this one)"
+        "--runs", type=integer("--runs"), default=20, help="independent runs per policy (20)"
     )
+    a.add_argument("--horizon", type=integer("--horizon"), default=100_000, help="steps n (1e5)")
+    a.add_argument("--seed", type=integer("--seed", 0), default=0, help="root seed (default 0)")
+    add_workers(a)
     o = p.add_argument_group("output")
-    o.add_argument("--out", default="study", metavar="DIR", help="output directory (./study)")
+    o.add_argument(
+        "--out",
+        default="study",
+        metavar="DIR",
+        type=text("--out", "a directory"),
+        help="output directory (./study)",
+    )
     o.add_argument(
         "--overwrite",
         action="store_true",
@@ -81,8 +102,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     o.add_argument(
         "--bound",
-        default="default",
+        default=["default"],
         metavar="NAME[,NAME]",
+        type=name_list("--bound", "bound names"),
         help="registered bounds to draw: default (the paper's and those within a factor 30 "
         "of the largest mean regret at n), all, none, or names (cascading ledger lists them)",
     )
@@ -91,16 +113,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _weights(args):
+def _size(args):
+    """(L, K) from the options alone (nothing built), the instance's options checked."""
     if args.K is None:
         raise ValueError("--K is required")
     blb = [args.L, args.p, args.delta]
     if args.weights is not None and any(x is not None for x in blb):
         raise ValueError("give either --weights or --L/--p/--delta, not both")
+    if args.weights is None and any(x is None for x in blb):
+        raise ValueError("give --weights, or all of --L, --p and --delta (B_LB)")
+    if args.model != "dbn" and (args.nu is not None or args.gamma is not None):
+        raise ValueError("--nu and --gamma apply to --model dbn only")
+    return (len(args.weights) if args.weights is not None else args.L), args.K
+
+
+def _weights(args):
+    _size(args)
     if args.weights is not None:
         return list(args.weights), None
-    if any(x is None for x in blb):
-        raise ValueError("give --weights, or all of --L, --p and --delta (B_LB)")
     from cascading_bandits.bounds.instance import b_lb
 
     return list(b_lb(args.L, args.K, args.p, args.delta).weights), {
@@ -111,16 +141,48 @@ def _weights(args):
     }
 
 
-def _bound_choice(text):
+def _policies(args) -> list[str]:
+    """The policy specs, each parsed (ValueError naming an unknown one)."""
+    from cascading_bandits.simulate.policies import parse_policy
+
+    return [parse_policy(x).text for x in (args.policy or DEFAULT_POLICIES)]
+
+
+def cost(args):
+    """:func:`simulate.sweep.estimate` of the cells plus the bounds' curves
+    (:func:`reports.regret_plot.estimate`)."""
+    from cascading_bandits.reports.cli.common import check_workers
+    from cascading_bandits.reports.cli.simulate import check_klucb_c
+    from cascading_bandits.reports.regret_plot import estimate as bounds_estimate
+    from cascading_bandits.simulate.policies import parse_policy
+    from cascading_bandits.simulate.sweep import estimate
+
+    check_workers(args.workers)
+    L, K = _size(args)
+    pols = _policies(args)
+    check_klucb_c([parse_policy(x) for x in pols], args.horizon)
+    need = estimate([(L, K, p, args.runs, args.horizon) for p in pols], workers=args.workers or 1)
+    b = bounds_estimate(L)
+    need = {"bytes": max(need["bytes"], b["bytes"]), "seconds": need["seconds"] + b["seconds"]}
+    what = (
+        f"this study (--runs {args.runs} x --horizon {args.horizon} on L = {L}, K = {K}, "
+        f"{len(pols)} polic{'y' if len(pols) == 1 else 'ies'})"
+    )
+    return need, what
+
+
+def _bound_choice(names):
     """``--bound``: "default", "all", False for "none", or a tuple of registered names."""
     from cascading_bandits.reports.regret_plot import _selection
 
-    text = (text or "").strip()
-    if not text:
-        raise ValueError("--bound must be default, all, none or bound names")
-    if text == "none":
+    if names == ["none"]:
         return False
-    return _selection(text)
+    if len(names) == 1 and names[0] in ("default", "all"):
+        return names[0]
+    for x in ("default", "all", "none"):
+        if x in names:
+            raise ValueError(f"--bound {x} stands alone (not in a list of bound names)")
+    return _selection(names)
 
 
 def _rows(results, sb, seed):
@@ -130,7 +192,7 @@ def _rows(results, sb, seed):
     rows = []
     for r in results:
         s = r.summary()
-        name, params = policy_params(r.policy, r.spec)
+        name, params = policy_params(r.policy)
         row = {
             "policy": r.policy,
             "policy_name": name,
@@ -185,7 +247,7 @@ def _plan(args, weights):
     cells = study_cells(
         weights,
         K=args.K,
-        policies=args.policy,
+        policies=_policies(args),
         model=args.model,
         nu=args.nu,
         gamma=args.gamma,
@@ -231,19 +293,15 @@ def _print_table(rows, sb):
 
 
 def run(args) -> int:
-    from cascading_bandits.bounds import _validate as V
+    from cascading_bandits.reports.cli.common import out_dir
 
     t0 = time.perf_counter()
     weights, blb = _weights(args)
-    V.choice("model", args.model, ("cascade", "dbn"))
-    if args.model == "cascade" and (args.nu is not None or args.gamma is not None):
-        raise ValueError("--nu and --gamma apply to --model dbn only")
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a directory")
     draw = _bound_choice(args.bound)
+    out = out_dir(args.out, "--out", create=False)
     cells = _plan(args, weights)
     _check_out(out, cells, args.overwrite)
+    out = out_dir(out, "--out")
 
     from cascading_bandits.reports.build import _atomic_write, _json_default
     from cascading_bandits.reports.regret_plot import FIGURE_DPI, applicable_bounds, plot_regret
@@ -252,7 +310,7 @@ def run(args) -> int:
     results = simulate(
         weights,
         K=args.K,
-        policies=args.policy,
+        policies=_policies(args),
         model=args.model,
         nu=args.nu,
         gamma=args.gamma,
@@ -261,13 +319,13 @@ def run(args) -> int:
         runs=args.runs,
         seed=args.seed,
         out=out,
-        workers=args.workers,
+        workers=args.workers or 1,  # default: this process, numba threads over the runs
         overwrite=args.overwrite,
         progress=not args.no_progress and not args.json,
     )
     sb = applicable_bounds(results, draw)
     rows = _rows(results, sb, args.seed)
-    what = "B_LB({L}, {K}, {p:g}, {delta:g})".format(**blb) if blb else f"w = {weights}"
+    what = "B_LB({L}, {K}, {p:g}, {delta:g})".format(**blb) if blb else _weights_text(weights)
     title = f"{what}, K = {args.K}" if not blb else what
     if args.model == "dbn":
         title += f", DBN ν = {results.spec['nu']:g}, γ = {results.spec['gamma']:g}"
@@ -285,7 +343,7 @@ def run(args) -> int:
         "instance": {**results.spec, "b_lb": blb},
         "policies": rows,
         "bounds": {
-            "choice": args.bound,
+            "choice": ",".join(args.bound),
             "drawn": sb.drawn,
             # every registered bound with a constant that applies, at the horizon
             "at_horizon": sb.at_horizon,
@@ -305,7 +363,7 @@ def run(args) -> int:
     text = json.dumps(doc, indent=1, allow_nan=False, default=_json_default) + "\n"
     _atomic_write(out / SUMMARY, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     if args.json:
-        print(json.dumps(rows, indent=1, allow_nan=False, default=_json_default))
+        emit_json(rows, default=_json_default)
     else:
         _print_table(rows, sb)
         print(
@@ -314,6 +372,13 @@ def run(args) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _weights_text(weights, shown=8):
+    """``w = (0.5, 0.4, ...)``, the first ``shown`` weights of a long instance and its size."""
+    head = ", ".join(f"{x:g}" for x in weights[:shown])
+    more = f", ... ({len(weights)} items)" if len(weights) > shown else ""
+    return f"w = ({head}{more})"
 
 
 def _wrap(text, width=70):

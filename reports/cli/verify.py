@@ -12,11 +12,12 @@ import time
 
 
 def add_arguments(parser):
-    from cascading_bandits.reports.cli.common import add_force, integer
+    from cascading_bandits.reports.cli.common import integer, text
 
     parser.add_argument(
         "--claim",
         action="append",
+        type=text("--claim", "a claim id"),
         metavar="ID",
         help="run only this claim (repeatable); see --list",
     )
@@ -42,7 +43,34 @@ def add_arguments(parser):
     )
     parser.add_argument("--list", action="store_true", help="list the claims and exit")
     parser.add_argument("--no-caveats", action="store_true", help="do not compute the caveats")
-    add_force(parser)
+
+
+#: budget multiplier of --full (interval boxes and Monte-Carlo sizes; verify.run_all)
+FULL_BUDGET = 8.0
+
+
+def cost(args):
+    """:func:`verify.registry.estimate_seconds` for these examples, budget and claims; None
+    for ``--list``."""
+    from cascading_bandits import verify
+    from cascading_bandits.reports.cli.common import given
+    from cascading_bandits.verify.registry import estimate_seconds
+
+    if args.list:
+        extra = given(args, "claim", "examples", "seed", "full", "no_caveats", "force")
+        if extra:
+            raise ValueError(f"--list prints the claims only; it does not take {' '.join(extra)}")
+        return None
+    examples = 50 if args.examples is None else args.examples
+    if args.claim:
+        for i in args.claim:
+            verify.get_claim(i)  # ValueError -> exit 2 with the known ids
+        if args.no_caveats:
+            raise ValueError("--no-caveats: caveats are computed only when every claim runs")
+    budget = FULL_BUDGET if args.full else 1.0
+    seconds = estimate_seconds(examples, budget, args.claim)
+    what = f"--examples {examples}" + (" --full" if args.full else "")
+    return {"bytes": None, "seconds": seconds}, what  # memory: small, not estimated
 
 
 def _fmt_slack(v):
@@ -119,13 +147,9 @@ def _plural(n, word):
 
 def run(args) -> int:
     from cascading_bandits import verify
-    from cascading_bandits.reports.cli.common import emit_json, given
-    from cascading_bandits.simulate.sweep import VERIFY_SECONDS_PER_EXAMPLE, check_resources
+    from cascading_bandits.reports.cli.common import emit_json
 
     if args.list:
-        extra = given(args, "claim", "examples", "seed", "full", "no_caveats", "force")
-        if extra:
-            raise ValueError(f"--list prints the claims only; it does not take {' '.join(extra)}")
         claims = verify.all_claims()
         if args.json:
             emit_json(
@@ -152,17 +176,9 @@ def run(args) -> int:
     examples = 50 if args.examples is None else args.examples
     seed = 0 if args.seed is None else args.seed
     ids = args.claim
-    if ids:
-        for i in ids:
-            verify.get_claim(i)  # ValueError -> exit 2 with the known ids
-    if ids and args.no_caveats:
-        raise ValueError("--no-caveats: caveats are computed only when every claim runs")
-    check_resources(
-        0, VERIFY_SECONDS_PER_EXAMPLE * examples, force=args.force, what=f"--examples {examples}"
-    )
     t0 = time.perf_counter()
     verdicts = verify.run_all(
-        examples=examples, seed=seed, budget=8.0 if args.full else 1.0, claims=ids
+        examples=examples, seed=seed, budget=FULL_BUDGET if args.full else 1.0, claims=ids
     )
     cavs = [] if (args.no_caveats or ids) else verify.caveats()
     wall = time.perf_counter() - t0

@@ -206,7 +206,7 @@ def test_theorem4_on_blb_and_sharp_constant():
 
 def test_parameterised_specs_get_only_their_bounds():
     sb = applicable_bounds(
-        [_fake("cascade-klucb(c=0)"), _fake("cascade-ucb1(alpha=2)"), _fake("cascade-klucb", c=1.0)]
+        [_fake("cascade-klucb(c=0)"), _fake("cascade-ucb1(alpha=2)"), _fake("cascade-klucb(c=1)")]
     )
     assert not {b.name for b in all_bounds() if b.covers != ANY_POLICY} & set(sb.curves)
     assert sb.per_policy["cascade-klucb(c=0)"]["theorem3"] is None
@@ -221,7 +221,7 @@ def test_parameterised_specs_get_only_their_bounds():
     sb2 = applicable_bounds([_fake("cascade-klucb(c=3)"), _fake("cascade-ucb1(alpha=1.5)")])
     assert {"theorem2", "theorem3"} <= set(sb2.curves)
     assert policy_params("cascade-klucb") == ("cascade-klucb", {"c": 3.0})
-    assert policy_params("cascade-klucb", {"c": 0.0}) == ("cascade-klucb", {"c": 0.0})
+    assert policy_params("cascade-klucb(c=0)") == ("cascade-klucb", {"c": 0.0})
     assert policy_params("cascade-ts") == ("cascade-ts", {"prior": (1.0, 1.0)})
     assert policy_params("not-registered(x=2)") == ("not-registered", {"x": 2.0})
 
