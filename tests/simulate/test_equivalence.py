@@ -4,11 +4,13 @@ Coverage (from the registry, tests/simulate/registry_cases.py): every declared p
 at its defaults and with every parameter moved (``variant``), x every click model x every
 order it allows, on two instances (B_LB with many ties; weights including 0 and 1), for
 1200 steps, with the lazy selection and with the plain loop where the policy has both;
-plus lazy == plain for 30000 steps.
+plus lazy == plain for 30000 steps. The DBN model also with a satisfaction probability per
+item and gamma apart from all of them (every policy at its defaults, every order).
 """
 
 import numpy as np
 import pytest
+from dbn_item_nu import GAMMA, ITEM_NU_16, import_references, per_item_nu
 from reference import reference_run
 from reference.ts import beta_py
 from registry_cases import assert_lazy_equals_plain, combos, specs, variant
@@ -80,6 +82,51 @@ def test_engine_equals_reference(policy, model, order, lazy, instance):
     np.testing.assert_array_equal(clicks[0], np.array(ref_clicks))
     np.testing.assert_array_equal(regret[0], np.array(ref_regret))
     np.testing.assert_array_equal(counts[0], np.array(ref_counts))
+
+
+ITEM_NU_COMBOS = [
+    (name, order, lazy)
+    for name in policy_names()
+    for order in get_policy(name).orders
+    for lazy in ((True, False) if get_policy(name).uses_lazy else (True,))
+]
+
+
+@pytest.mark.parametrize("policy,order,lazy", ITEM_NU_COMBOS)
+def test_engine_equals_reference_dbn_item_nu(policy, order, lazy):
+    """DBN with nu per item (16 values, 1.0 among them) and gamma = 0.88: the engine's
+    lists, clicks, regret and counts are the reference's."""
+    weights, K = tuple(b_lb(16, 4, 0.2, 0.15).weights), 4
+    m = make_model("dbn", weights, K, ITEM_NU_16, GAMMA)
+    assert m.nu == ITEM_NU_16 and m.gamma == GAMMA
+    uk, pk = _keys(weights, seed=77)
+    n = 600
+    regret, counts, trace, clicks = simulate_runs(
+        m, policy, order, n, uk, pk, np.arange(1, n + 1), threads=1, lazy=lazy, trace_steps=n
+    )
+    import_references()
+    with per_item_nu():
+        lists, ref_clicks, ref_regret, ref_counts = reference_run(
+            "dbn", weights, K, policy, order, n, uk[0], pk[0], ITEM_NU_16, GAMMA
+        )
+    np.testing.assert_array_equal(trace[0], np.array(lists))
+    np.testing.assert_array_equal(clicks[0], np.array(ref_clicks))
+    np.testing.assert_array_equal(regret[0], np.array(ref_regret))
+    np.testing.assert_array_equal(counts[0], np.array(ref_counts))
+
+
+def test_item_nu_reaches_the_reference():
+    """The per-item nu changes the reference's numbers (not read as one number)."""
+    weights, K = tuple(b_lb(16, 4, 0.2, 0.15).weights), 4
+    uk, pk = _keys(weights, seed=77)
+    import_references()
+    with per_item_nu():
+        per_item = reference_run("dbn", weights, K, "cascade-ucb1", "best-first", 200, uk[0],
+                                 pk[0], ITEM_NU_16, GAMMA)  # fmt: skip
+    mean_nu = float(np.mean(ITEM_NU_16))
+    one = reference_run("dbn", weights, K, "cascade-ucb1", "best-first", 200, uk[0], pk[0],
+                        mean_nu, GAMMA)  # fmt: skip
+    assert per_item[2] != one[2]
 
 
 @pytest.mark.parametrize(
