@@ -49,11 +49,12 @@ from cascading_bandits.simulate.policies._klucb_states import (
     _CNT,
     _CUR,
     _N,
+    _OUT,
     _S,
     _UBT,
+    _advance,
     _emit,
     _first,
-    _next,
     states_grow,
     states_move,
     states_new,
@@ -228,6 +229,7 @@ def index_top(
             continue
         for x in range(g_n):  # their ids merged in increasing order
             sinfo[cur[x], _CUR] = _first(cur[x], sinfo, bits)
+            sinfo[cur[x], _OUT] = 0
         while k < m:
             b = -1
             for x in range(g_n):
@@ -239,7 +241,7 @@ def index_top(
             e = sinfo[cur[b], _CUR]
             out[k] = e
             k += 1
-            sinfo[cur[b], _CUR] = _next(cur[b], e, bits)
+            sinfo[cur[b], _CUR] = _advance(cur[b], e, sinfo, bits)
 
 
 @helper(HOT)

@@ -20,7 +20,8 @@ Layout (one "state table" per run; a slot per alive state, recycled when it empt
 * ``sinfo[slot]`` (int64): S, N, number of items (CNT), epoch end of the upper bound
   (UBT), step of the last bracket (BT, also the "candidate this step" mark), whether
   the bracket is exact (EX), word hint (no item below word HINT of the bitset),
-  position in ``perm`` (POS), an id cursor for merging ties (CUR);
+  position in ``perm`` (POS), an id cursor for merging ties (CUR), the top word (no item
+  above word TOP), the number of its items emitted by a merge so far (OUT);
 * ``sval[slot]``: the upper bound (UB), the step's bracket (LO, HI) and the reference
   point of the next bracket (Q: the last Newton point, above the root, or the exact
   index; a new state takes that of the state its first item came from);
@@ -51,8 +52,8 @@ from cascading_bandits.simulate.policies.kernel import HOT, INNER, helper, zeros
 __all__ = ["states_new", "states_grow", "states_move", "states_top"]
 
 # fields of sinfo
-_S, _N, _CNT, _UBT, _BT, _EX, _HINT, _POS, _CUR = 0, 1, 2, 3, 4, 5, 6, 7, 8
-_NF = 9
+_S, _N, _CNT, _UBT, _BT, _EX, _HINT, _POS, _CUR, _TOP, _OUT = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+_NF = 11
 # fields of sval
 _UB, _LO, _HI, _Q = 0, 1, 2, 3
 _NV = 4
@@ -89,6 +90,7 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
         sinfo[sl, _UBT] = -1
         sinfo[sl, _BT] = -1
         sinfo[sl, _HINT] = bits.shape[1]
+        sinfo[sl, _TOP] = 0
         sinfo[sl, _POS] = pos
         sval[sl, _Q] = q0
         table[i] = sl
@@ -97,6 +99,8 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
     sinfo[sl, _CNT] += 1
     if w < sinfo[sl, _HINT]:
         sinfo[sl, _HINT] = w
+    if w > sinfo[sl, _TOP]:
+        sinfo[sl, _TOP] = w
     islot[e] = sl
 
 
@@ -215,18 +219,30 @@ def _first(sl, sinfo, bits):
 
 
 @helper(HOT)
-def _next(sl, e, bits):
-    """Smallest item id of slot sl above e, or -1."""
+def _next(sl, e, sinfo, bits):
+    """Smallest item id of slot sl above e, or -1. The scan stops at the slot's top word
+    (at large L a state's items may lie in a few of thousands of words)."""
     w = e >> 6
     b = e & 63
     x = bits[sl, w] & ~((np.int64(2) << b) - 1)  # the bits above b (none if b == 63)
-    W = bits.shape[1]
+    top = sinfo[sl, _TOP]
     while x == 0:
         w += 1
-        if w == W:
+        if w > top:
             return -1
         x = bits[sl, w]
     return (w << 6) + trailing_zeros(x)
+
+
+@helper(HOT)
+def _advance(sl, e, sinfo, bits):
+    """Cursor of a merge after slot sl emitted e: its next id, or -1 once all its items
+    are out (no scan for the last one)."""
+    o = sinfo[sl, _OUT] + 1
+    sinfo[sl, _OUT] = o
+    if o >= sinfo[sl, _CNT]:
+        return -1
+    return _next(sl, e, sinfo, bits)
 
 
 @helper(HOT)
@@ -245,10 +261,14 @@ def _exact(sl, th, sinfo, sval):
 def _emit(sl, sinfo, bits, out, k, m):
     """Append the smallest ids of slot sl to out[k:m]; returns the new k."""
     e = _first(sl, sinfo, bits)
-    while k < m and e >= 0:
+    c = sinfo[sl, _CNT]
+    while k < m:
         out[k] = e
         k += 1
-        e = _next(sl, e, bits)
+        c -= 1
+        if c == 0:  # its last item: no scan for another
+            break
+        e = _next(sl, e, sinfo, bits)
     return k
 
 
@@ -358,6 +378,7 @@ def states_top(
                 cur[g] = c
                 g += 1
                 sinfo[c, _CUR] = _first(c, sinfo, bits)
+                sinfo[c, _OUT] = 0
                 nk -= 1
                 cand[i] = cand[nk]
             else:
@@ -373,4 +394,4 @@ def states_top(
             e = sinfo[cur[b], _CUR]
             out[k] = e
             k += 1
-            sinfo[cur[b], _CUR] = _next(cur[b], e, bits)
+            sinfo[cur[b], _CUR] = _advance(cur[b], e, sinfo, bits)
