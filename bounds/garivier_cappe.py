@@ -799,6 +799,10 @@ def _valid_from(constant):
     excess = _F_exact(m, 3.0) - math.e * math.log(u0) + math.e * R * (1 + 1e-9)
     if excess > (constant - math.e) * math.log(u0):
         raise ValueError(f"constant {constant} too small to certify beyond n = {m}")
+    # F increases: F(m') <= F(1e7) <= constant log log 3 <= constant log log m' for 3 <= m' <= 1e7,
+    # while F > 0 = log log m' at m' = 1, 2; the scan below would give 3 (margin for its sums)
+    if _F_exact(m, 3.0) * (1 + 1e-9) < constant * float(np.log(np.log(3.0))):
+        return 3
     last_bad, start = 0, 1
     acc = 0.0
     while start <= m:

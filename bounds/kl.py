@@ -333,7 +333,8 @@ def klucb_index(mean, count, threshold):
     if (threshold < 0).any():
         raise ValueError("threshold must be >= 0")
     V.broadcast(mean=mean, count=count, threshold=threshold)
-    out = _klucb_ufunc(mean, count, threshold)
+    with np.errstate(over="ignore"):  # threshold / count for a tiny count: the index is 1
+        out = _klucb_ufunc(mean, count, threshold)
     return float(out) if np.ndim(out) == 0 else out
 
 

@@ -200,8 +200,12 @@ def ratio_interval(num, den, confidence=0.95, resamples=2000, seed=0):
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     idx = rng.integers(0, runs, size=(resamples, runs))
     b = _ratio(num[idx].mean(axis=1), den[idx].mean(axis=1))
-    with np.errstate(invalid="ignore"):  # inf resamples (a / 0) are kept as inf
-        lo, hi = np.quantile(b, [(1 - conf) / 2, (1 + conf) / 2])
+    qs = [(1 - conf) / 2, (1 + conf) / 2]
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.quantile(b, qs)
+    if math.isnan(lo) or math.isnan(hi):  # inf - inf between two infinite resamples (a / 0)
+        alt = np.quantile(b, qs, method="higher")
+        lo, hi = (alt[0] if math.isnan(lo) else lo), (alt[1] if math.isnan(hi) else hi)
     return r, float(lo), float(hi)
 
 

@@ -403,9 +403,12 @@ def _same(a, b) -> bool:
         b, (np.ndarray, float, np.floating, int, np.integer)
     ):
         x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        return x.shape == y.shape and bool(
-            np.all((x == y) | (np.isnan(x) & np.isnan(y)) | (np.abs(x - y) <= 1e-12 * np.abs(y)))
-        )
+        with np.errstate(invalid="ignore"):  # inf - inf
+            return x.shape == y.shape and bool(
+                np.all(
+                    (x == y) | (np.isnan(x) & np.isnan(y)) | (np.abs(x - y) <= 1e-12 * np.abs(y))
+                )
+            )
     if isinstance(a, mpmath.ctx_iv.ivmpf) or isinstance(b, mpmath.ctx_iv.ivmpf):
         return str(a) == str(b)
     try:
