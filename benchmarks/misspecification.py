@@ -23,6 +23,34 @@ from cascading_bandits.simulate import misspecification as M
 from cascading_bandits.simulate.real_instances import real_instance_names
 
 
+def _commit() -> str:
+    """The checkout's commit (with '+dirty' for uncommitted changes), read without locks."""
+    import subprocess
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        c = subprocess.run(
+            ["git", "-C", here, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        d = subprocess.run(
+            [
+                "git",
+                "--no-optional-locks",
+                "-C",
+                here,
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return (c or "unknown") + ("+dirty" if d else "")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--horizon", type=int, default=100_000)
@@ -65,6 +93,7 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     doc["wall_seconds"] = time.time() - t0
+    doc["git_commit"] = _commit()
     doc["command"] = "python benchmarks/misspecification.py " + " ".join(
         x for x in (argv if argv is not None else sys.argv[1:]) if not x.startswith("--overwrite")
     )
