@@ -132,6 +132,7 @@ optimal constant, the sharp one is. Consequence: on ``B_LB``, Theorem 4 of [K15]
 asymptotically optimal constant (an algorithm attaining the Graves-Lai bound, as [C15] state
 PIE does, matches it), and the gap to Theorem 3's coefficient is due to the upper bound.
 
+Horizons: integers in ``[1, 1e300]`` (``bounds._validate.horizons``), as everywhere in bounds.
 Arithmetic: float64 unless said otherwise; the coefficients reuse :mod:`bounds.lower` (mpmath
 at 30 digits, rounded once). The Graves-Lai LP is solved by HiGHS (relative error about 1e-9).
 """

@@ -2,6 +2,8 @@
 
 Notation: items sorted by decreasing attraction, ``w(1) >= ... >= w(L)``, a unique
 optimal set (``w(K) > w(K+1)``), gaps ``Delta_{e,e*} = w(e*) - w(e)`` (eq. 3).
+Horizons ``n`` are integers in ``[1, 1e300]`` (scalars or arrays; ``bounds._validate.horizons``:
+a Python int beyond the float64 range, such as ``10**400``, is a ValueError).
 ``log n`` and ``log log n`` follow the small-t rule of :mod:`bounds.indices`:
 ``log n`` for ``n >= 1`` and ``log log n -> max(log log n, 0)``, so the
 ``3 log log n`` and ``7 K log log n`` terms vanish for ``n <= e`` (n = 1, 2).
