@@ -358,9 +358,7 @@ def applicable_bounds(results, draw="default") -> StudyBounds:
     model_seen = model_name(model, nu, gamma)
     inst = CascadeInstance(weights, K)
     policies = [_policy_of(r) for r in results]
-    specs = {
-        pol: policy_params(pol) for pol in policies
-    }
+    specs = {pol: policy_params(pol) for pol in policies}
     consistent = [pol for pol in policies if specs[pol][0] in CONSISTENT]
     per_policy = {pol: {} for pol in policies}
     reasons = {pol: {} for pol in policies}
@@ -642,6 +640,13 @@ def plot_regret(
     colours = _policy_colours(policies)
     styles = _bound_styles(sb, colours) if sb is not None else {}
     runs = {int(np.asarray(r.regret).shape[0]) for r in results}
+    positive = any(m.size for m in _means(results, tmin)) or any(
+        np.any(np.asarray(v, dtype=np.float64) > 0) for _, v in curves.values()
+    )
+    extra = []
+    if logy and not positive:  # every regret and bound is 0 (K = L, an oracle): no log axis
+        logy = False
+        extra.append("every regret and bound shown is 0: linear regret axis")
     with _style(), mpl.rc_context(_OWN_FIGURE if ax is None else {}):
         fig = ax.figure if ax is not None else None
         if ax is None:
@@ -656,7 +661,9 @@ def plot_regret(
             keep = t >= tmin
             if logy:  # zero regret (e.g. an oracle) has no place on a log axis
                 keep &= mean > 0
-            label = pol if keep.any() or not logy else f"{pol} (regret 0, off the log axis)"
+            label = display_name(pol)
+            if logy and not keep.any():
+                label += " (regret 0, off the log axis)"
             ax.plot(t[keep], mean[keep], color=colours[pol], label=label)
             if reg.shape[0] > 1 and keep.any():
                 q = float(student_t.ppf(0.5 + level / 2, reg.shape[0] - 1))
@@ -673,6 +680,9 @@ def plot_regret(
                 label = sb.labels.get(key, key)
             else:
                 colour, ls, label = OKABE_ITO["black"], "--", str(key)
+            v = np.asarray(v, dtype=np.float64)
+            if logy:  # a bound that is 0 at some n (Theorem 4 when K = L) has no log value
+                v = np.where(v > 0, v, np.nan)
             ax.plot(n, v, color=colour, linestyle=ls, linewidth=1.0, label=label)
         if logx:
             ax.set_xscale("log")
@@ -686,7 +696,7 @@ def plot_regret(
         if title:
             ax.set_title(title)
         handles, labels = ax.get_legend_handles_labels()
-        extra = [f"bands: {level:.0%} Student-t of the mean, {_runs_text(runs)}"]
+        extra.insert(0, f"bands: {level:.0%} Student-t of the mean, {_runs_text(runs)}")
         if sb is not None:
             extra += sb.notes
         for text in extra:

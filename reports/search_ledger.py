@@ -140,6 +140,8 @@ def read_search(path) -> dict:
         doc = json.loads(text)
     except ValueError as e:
         raise ValueError(f"{p}: not JSON ({e})") from None
+    except RecursionError:  # json recurses once per level of nesting
+        raise ValueError(f"{p}: not a search result (JSON nested too deeply to read)") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
         raise ValueError(f"{p}: not a search result (no 'results' list); see cascading search")
     if not doc["results"]:

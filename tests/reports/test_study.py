@@ -32,6 +32,7 @@ from cascading_bandits.reports.regret_plot import (
     DEFAULT_FACTOR,
     PAPER_BOUNDS,
     applicable_bounds,
+    display_name,
     parse_policy,
     policy_params,
 )
@@ -306,7 +307,7 @@ def test_a_registered_bound_is_listed_and_drawn(toys):
     assert "toy-far" in applicable_bounds(results, "all").curves
     fig = plot_regret(results, bounds=["toy-far"])
     assert {ln.get_label() for ln in fig.axes[0].get_lines()} == {
-        "cascade-ucb1(alpha=1.5)",
+        "CascadeUCB1",  # the paper's name (display_name): alpha = 1.5 is the default
         "toy toy-far",
     }
     # at other parameters it is not applied, and the notes say which parameters it needs
@@ -360,11 +361,12 @@ def test_plot_lines_styles_band_and_legend(study):
     assert by_label[sb.labels["theorem4"]].get_linestyle() == "-."
     # one colour per upper bound, none of them a policy's; lower bounds black
     uppers = [by_label[sb.labels[k]] for k in sb.curves if sb.kinds[k] == "upper"]
-    policy_colours = {by_label[p].get_color() for p in ("cascade-klucb", "cascade-ucb1", "oracle")}
+    shown = {"cascade-klucb": "CascadeKL-UCB", "cascade-ucb1": "CascadeUCB1", "oracle": "oracle"}
+    policy_colours = {by_label[shown[p]].get_color() for p in shown}
     assert len({ln.get_color() for ln in uppers}) == len(uppers)
     assert not {ln.get_color() for ln in uppers} & policy_colours
     assert by_label[sb.labels["theorem4"]].get_color() == "#000000"
-    for pol in ("cascade-klucb", "cascade-ucb1", "oracle"):
+    for pol in shown.values():
         assert by_label[pol].get_linestyle() == "-"
     # the band is mean -+ t_{0.975, runs-1} se; at the horizon:
     kl = res["cascade-klucb"]
@@ -400,6 +402,36 @@ def test_plot_options_and_errors(study):
         plot_regret(res, bounds=["theorem2", "nope"])
     with pytest.raises(ValueError, match="at least one"):
         plot_regret([])
+
+
+def test_display_names_are_the_papers_with_the_parameters_set():
+    assert display_name("cascade-klucb") == "CascadeKL-UCB"
+    assert display_name("cascade-klucb(c=3)") == "CascadeKL-UCB"  # the default: not repeated
+    assert display_name("cascade-klucb(c=0)") == "CascadeKL-UCB (c=0)"
+    assert display_name("cascade-ucb1(alpha=2)") == "CascadeUCB1 (alpha=2)"
+    assert display_name("ranked-klucb") == "RankedKL-UCB"
+    assert display_name("oracle") == "oracle"  # no paper name: the registered one
+    assert display_name("not-a-policy(x=1)") == "not-a-policy(x=1)"
+
+
+def test_zero_regret_everywhere_is_drawn_on_a_linear_axis_with_a_note():
+    """K = L: every policy's regret and Theorem 4 are 0, which a log axis cannot show (it
+    raised matplotlib's 'Data cannot be log-scaled'); the figure falls back to a linear axis
+    and says so."""
+    res = run((0.5, 0.4), K=2, policies=["oracle", "cascade-klucb"], horizon=50, runs=2)
+    fig = plot_regret(res, logy=True)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "linear"
+    r = _draw(fig)  # draws without error
+    assert r is not None
+    texts = " ".join(t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts())
+    assert "every regret and bound shown is 0: linear regret axis" in texts
+    # one policy at 0 beside positive ones: log axis, that policy named off the axis
+    res = run(W, K=2, policies=["oracle", "cascade-klucb"], horizon=N, runs=2)
+    fig = plot_regret(res, logy=True)
+    assert fig.axes[0].get_yscale() == "log"
+    labels = [ln.get_label() for ln in fig.axes[0].get_lines()]
+    assert "oracle (regret 0, off the log axis)" in labels and "CascadeKL-UCB" in labels
 
 
 def test_plot_one_run_and_dbn_note():
