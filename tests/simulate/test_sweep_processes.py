@@ -168,7 +168,10 @@ def test_killing_the_main_process_kills_its_workers(tmp_path):
         kids |= _descendants(main.pid)
         main.send_signal(signal.SIGKILL)
         main.wait()
-        deadline = time.monotonic() + 10
+        # at once on Linux once a worker has run its initializer (PR_SET_PDEATHSIG); a worker
+        # still starting (slow on a loaded machine) exits in its initializer on seeing its
+        # parent gone. Without either, each computes its cell of 1e9 steps for many minutes.
+        deadline = time.monotonic() + 60
         while _alive(kids) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not _alive(kids), f"children alive after their parent was killed: {_alive(kids)}"
