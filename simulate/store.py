@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cascading_bandits.simulate.results import CellResult, check_result
+from cascading_bandits.simulate.results import CellResult, check_params, check_result
 
 __all__ = [
     "save_result",
@@ -236,6 +236,10 @@ def _check_record(doc, fail) -> None:
     if not isinstance(doc.get("summary"), dict):
         fail(f"has a 'summary' that is not an object but {type(doc.get('summary')).__name__}")
     p = doc["params"]
+    try:
+        check_params(p)
+    except ValueError as exc:
+        fail(f"has bad parameters ({exc})")
     shapes = {n: tuple(arrays[n]["shape"]) for n in names}
     m = shapes["checkpoints"]
     runs, L = p.get("runs"), p.get("L")
