@@ -5,10 +5,11 @@
 
 Each cell is ``runs`` runs of ``horizon`` steps of B_LB(L, K, 0.2, 0.15) (Section 4.3,
 eq. (6); cascade model, best-first), run by :func:`simulate.engine.simulate_runs` with
-``threads=1`` and the policy's fast kernel (``lazy=True``), after a short warm-up run that
-compiles or loads the kernel. The figure is ``runs * horizon`` over the process CPU time
-of the timed call, the median of ``--repeat`` calls (same seeds each time). One line per
-cell, also as JSON with ``--json``. Only the public API is used, so the same script
+``threads=1`` and the policy's fast kernel (``lazy=True``; ``--plain``: the plain loops,
+``lazy=False``), after a short warm-up run that compiles or loads the kernel. The figure
+is ``runs * horizon`` over the process CPU time of the timed call, the median of
+``--repeat`` calls (same seeds each time). One line per cell, also as JSON with
+``--json``. Only the public API is used, so the same script
 measures an older tree (``PYTHONPATH`` pointing at it) for before/after figures.
 """
 
@@ -34,7 +35,9 @@ def _positive_ints(text: str, what: str) -> list:
     return out
 
 
-def measure(policy: str, L: int, K: int, runs: int, horizon: int, repeat: int, seed: int = 0):
+def measure(
+    policy: str, L: int, K: int, runs: int, horizon: int, repeat: int, seed: int = 0, lazy=True
+):
     """(median run-steps per CPU-second, CPU seconds of each repeat) of one cell."""
     import numpy as np
 
@@ -48,11 +51,12 @@ def measure(policy: str, L: int, K: int, runs: int, horizon: int, repeat: int, s
     ss = np.random.SeedSequence(seed)
     uk, pk = users_keys(ss, w, runs), policy_keys(ss, runs)
     cp = np.unique(np.linspace(1, horizon, 10).astype(np.int64))
-    simulate_runs(model, policy, "best-first", 20, uk[:1], pk[:1], np.array([20]), threads=1)
+    kw = dict(threads=1, lazy=lazy)
+    simulate_runs(model, policy, "best-first", 20, uk[:1], pk[:1], np.array([20]), **kw)
     cpus = []
     for _ in range(repeat):
         c0 = time.process_time()
-        simulate_runs(model, policy, "best-first", horizon, uk, pk, cp, threads=1)
+        simulate_runs(model, policy, "best-first", horizon, uk, pk, cp, **kw)
         cpus.append(time.process_time() - c0)
     return statistics.median(runs * horizon / max(c, 1e-9) for c in cpus), cpus
 
@@ -66,6 +70,7 @@ def main(argv=None) -> int:
     p.add_argument("--horizon", type=int, default=100_000)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--plain", action="store_true", help="the plain loops (lazy=False)")
     args = p.parse_args(argv)
     from cascading_bandits.simulate.policies import parse_policies, policy_names
 
@@ -81,10 +86,12 @@ def main(argv=None) -> int:
         raise SystemExit(f"--K ({args.K}) must be at most the smallest L ({min(Ls)})")
     for spec in specs:
         for L in Ls:
-            rate, cpus = measure(spec, L, args.K, args.runs, args.horizon, args.repeat)
+            rate, cpus = measure(
+                spec, L, args.K, args.runs, args.horizon, args.repeat, lazy=not args.plain
+            )
             if args.json:
                 row = dict(policy=spec, L=L, K=args.K, runs=args.runs, horizon=args.horizon,
-                           run_steps_per_cpu_s=rate, cpu_s=cpus)  # fmt: skip
+                           plain=args.plain, run_steps_per_cpu_s=rate, cpu_s=cpus)  # fmt: skip
                 print(json.dumps(row), flush=True)
             else:
                 print(

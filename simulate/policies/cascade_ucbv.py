@@ -22,9 +22,10 @@ as :mod:`.ucb1`); the third-party code starts at ``T = 0`` with ``U = +inf`` unt
 item is observed, a case that cannot arise here. Observations and ``counts`` as for the
 other cascade learners (eq. (2); DBN: the last click; ``T_0 = 1`` included).
 
-``lazy=True`` (the default) selects the top K over the distinct (S, T) states
-(:mod:`._index_states`): the same lists bit for bit, at a cost per step that depends on
-the number of alive states, not on L; ``lazy=False`` is the plain loop.
+``lazy=True`` (the default) selects, from STATES_MIN = 96 items on, the top K over the
+distinct (S, T) states (:mod:`._index_states`): the same lists bit for bit, at a cost per
+step that depends on the number of alive states, not on L; ``lazy=False``, and any run on
+fewer items, is the plain loop.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import math
 import numba
 import numpy as np
 
-from cascading_bandits.simulate.policies._index_states import UCBV, index_loop
+from cascading_bandits.simulate.policies._index_states import STATES_MIN, UCBV, index_loop
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
     finish,
@@ -77,8 +78,9 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
 
 
 def kernel(L, lazy):
-    """The kernel a run uses: only that one is compiled."""
-    return kernel_states if lazy else kernel_plain
+    """The kernel a run uses: only that one is compiled (the plain loop below STATES_MIN
+    items, where it is the faster of the two)."""
+    return kernel_states if lazy and L >= STATES_MIN else kernel_plain
 
 
 DECL = register_policy(

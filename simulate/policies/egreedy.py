@@ -9,7 +9,8 @@ of (t, item 0) -- explore iff it is ``< eps`` -- and the random list is the K la
 the sub-draws 0 of (t, e), the draws of ``uniform-random``. So ``eps = 1`` shows
 ``uniform-random``'s lists and ``eps = 0`` is the greedy policy.
 
-``lazy=True`` (the default) takes the greedy list over the distinct (S, T) states
+``lazy=True`` (the default) takes, from STATES_MIN = 96 items on (:mod:`._index_states`;
+the plain loop below), the greedy list over the distinct (S, T) states
 (:mod:`._index_states`, a cost per step independent of L) and the random list in one pass
 over the L draws (:func:`.kernel.top_uniforms`: every draw is needed, so O(L) on the
 ``eps`` share of the steps); ``lazy=False`` is the plain loop. Same lists, bit for bit.
@@ -22,6 +23,7 @@ import numpy as np
 
 from cascading_bandits.simulate.policies._index_states import (
     GREEDY,
+    STATES_MIN,
     index_buffers,
     index_top,
 )
@@ -106,8 +108,9 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
 
 
 def kernel(L, lazy):
-    """The kernel a run uses: only that one is compiled."""
-    return kernel_states if lazy else kernel_plain
+    """The kernel a run uses: only that one is compiled (the plain loop below STATES_MIN
+    items, where it is the faster of the two)."""
+    return kernel_states if lazy and L >= STATES_MIN else kernel_plain
 
 
 DECL = register_policy(

@@ -32,7 +32,8 @@ denominator of ``sigma``, although TS-Cascade makes no step-0 observation.
 0 and 1 of (t, index 0), ``Z = sqrt(-2 log(1 - u1)) cos(2 pi u2)`` (``u1 < 1``, so finite).
 
 Given ``Z_t``, ``theta_t(e)`` is a pure function of the state ``(S(e), N(e))``, so
-``lazy=True`` (the default) selects the K largest over the distinct states
+``lazy=True`` (the default) selects, from STATES_MIN = 96 items on (the plain loop below),
+the K largest over the distinct states
 (:mod:`._index_states`): the same lists bit for bit, at a cost per step that depends on
 the number of alive states, not on L; ``lazy=False`` is the plain loop.
 """
@@ -45,6 +46,7 @@ import numba
 import numpy as np
 
 from cascading_bandits.simulate.policies._index_states import (
+    STATES_MIN,
     TSCASCADE,
     index_buffers,
     index_top,
@@ -138,8 +140,9 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
 
 
 def kernel(L, lazy):
-    """The kernel a run uses: only that one is compiled."""
-    return kernel_states if lazy else kernel_plain
+    """The kernel a run uses: only that one is compiled (the plain loop below STATES_MIN
+    items, where it is the faster of the two)."""
+    return kernel_states if lazy and L >= STATES_MIN else kernel_plain
 
 
 DECL = register_policy(

@@ -7,9 +7,10 @@ t <= 2). ``alpha = 1.5`` is the paper's ``c_{t-1,T}``; other values scale the
 exploration. ``S(e)`` counts observed attractions, ``T(e)`` observations, starting from
 Algorithm 1's ``w_0`` (``T_0(e) = 1``); the mean is the correctly rounded ``S/T``.
 
-``lazy=True`` (the default) selects the top K over the distinct (S, T) states
-(:mod:`._index_states`): the same lists bit for bit, at a cost per step that depends on
-the number of alive states, not on L; ``lazy=False`` is the plain loop.
+``lazy=True`` (the default) selects, from STATES_MIN = 96 items on, the top K over the
+distinct (S, T) states (:mod:`._index_states`): the same lists bit for bit, at a cost per
+step that depends on the number of alive states, not on L; ``lazy=False``, and any run on
+fewer items, is the plain loop.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numba
 import numpy as np
 
 from cascading_bandits.bounds.indices import ucb1_radius_scalar
-from cascading_bandits.simulate.policies._index_states import UCB1, index_loop
+from cascading_bandits.simulate.policies._index_states import STATES_MIN, UCB1, index_loop
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
     finish,
@@ -57,8 +58,9 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
 
 
 def kernel(L, lazy):
-    """The kernel a run uses: only that one is compiled."""
-    return kernel_states if lazy else kernel_plain
+    """The kernel a run uses: only that one is compiled (the plain loop below STATES_MIN
+    items, where it is the faster of the two)."""
+    return kernel_states if lazy and L >= STATES_MIN else kernel_plain
 
 
 DECL = register_policy(

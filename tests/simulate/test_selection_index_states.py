@@ -47,13 +47,19 @@ def _args(weights, K, policy, n, model="cascade", order="best-first", seed=3, ru
     return (m, policy, order, n, uk, pk, cp)
 
 
+def test_instances_take_the_states_path():
+    assert 160 >= ist.STATES_MIN and 300 >= ist.STATES_MIN
+
+
 def test_kernels_chosen():
     for name in ("cascade-ucb1", "cascade-ucbv", "cascade-egreedy", "ts-cascade"):
         decl = get_policy(name)
         assert decl.uses_lazy
-        for L in (4, 2048):
+        for L in (ist.STATES_MIN, 2048):
             assert decl.kernel_for(L, True).py_func.__name__ == "kernel_states"
             assert decl.kernel_for(L, False).py_func.__name__ == "kernel_plain"
+        # below STATES_MIN the plain loop is the faster one (same decisions)
+        assert decl.kernel_for(ist.STATES_MIN - 1, True).py_func.__name__ == "kernel_plain"
 
 
 @pytest.mark.parametrize("policy", POLICIES)
