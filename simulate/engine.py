@@ -182,11 +182,13 @@ def simulate_runs(
     threads : int, optional
         1 runs serially; otherwise that many threads over runs (default: every core).
     lazy : bool or None
-        Exact lazy selection of the policies that have one (KL-UCB, CascadeTS from 128
-        items) or the plain loop that computes every index each step. Both take the same
-        decisions; ``lazy=False`` exists to test and measure that. ``None``: the engine
-        chooses (:func:`pick_kernel`; the plain loop for a short run while the lazy kernel
-        is not compiled yet), what :func:`simulate.runner.run_cell` does.
+        Exact lazy selection of the policies that have one (KL-UCB; CascadeUCB1,
+        CascadeUCB-V, epsilon-greedy and TS-Cascade over the distinct states from 96 items;
+        CascadeTS from 128 items) or the plain loop that computes every index each step.
+        Both take the same decisions; ``lazy=False`` exists to test and measure that.
+        ``None``: the engine chooses (:func:`pick_kernel`; the plain loop for a short run
+        while the lazy kernel is not compiled yet), what :func:`simulate.runner.run_cell`
+        does.
     trace_steps : int
         If > 0, also return the lists shown at steps 1..trace_steps and the clicks.
 
