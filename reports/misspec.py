@@ -40,6 +40,7 @@ __all__ = [
     "plot_curves",
     "default_curve_instance",
     "misspec_markdown",
+    "policy_label",
 ]
 
 #: the stored campaign the report renders
@@ -60,7 +61,7 @@ def _style(policy):
     return POLICY_STYLE.get(policy) or _EXTRA.get(policy) or (OKABE_ITO["black"], "-", policy)
 
 
-def _label(policy) -> str:
+def policy_label(policy) -> str:
     return _style(policy)[2]
 
 
@@ -185,7 +186,7 @@ def plot_ratio(doc) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
         ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _p: ""))
         ax.axhline(1.0, color="0.5", lw=0.8, ls=":")
-        ax.set_xticks(range(len(pols)), [_label(p) for p in pols], rotation=35, ha="right")
+        ax.set_xticks(range(len(pols)), [policy_label(p) for p in pols], rotation=35, ha="right")
         ax.set_title(f"{_MODEL_TEXT.get(m, m)} users ({len(cells)} queries)", fontsize=10)
         ax.grid(axis="y", which="both", alpha=0.25)
     axes[0].set_ylabel("mean regret / best policy's on the query")
@@ -247,7 +248,7 @@ def misspec_markdown(doc, figure_names=None) -> str:
     pr = policy_rows(doc)
     nq = {m: len(_cells(doc, m)) for m in doc["models"]}
     md = [
-        f"Policies {', '.join(_label(p) for p in doc['policies'])} on "
+        f"Policies {', '.join(policy_label(p) for p in doc['policies'])} on "
         f"{max(nq.values())} real queries (the `:top` reductions of the click-log "
         f"instances: the most attractive documents and most examined positions) under "
         f"{', '.join(_MODEL_TEXT.get(m, m) for m in doc['models'])} users, "
@@ -264,7 +265,7 @@ def misspec_markdown(doc, figure_names=None) -> str:
     ]
     for r in pr:
         md.append(
-            f"| {r['model']} | {_label(r['policy'])} | {_num(r['mean_regret'])} | "
+            f"| {r['model']} | {policy_label(r['policy'])} | {_num(r['mean_regret'])} | "
             f"{_num(r['median_regret'])} | {r['wins']}/{r['queries']} | {r['decisive_wins']} | "
             f"{_num(r['median_margin'], 2)} |"
         )
@@ -279,10 +280,10 @@ def misspec_markdown(doc, figure_names=None) -> str:
         rows = sorted((r for r in pr if r["model"] == m), key=lambda r: -r["wins"])
         top = rows[0]
         md.append(
-            f"- **{_MODEL_TEXT.get(m, m)} users**: {_label(top['policy'])} wins on "
+            f"- **{_MODEL_TEXT.get(m, m)} users**: {policy_label(top['policy'])} wins on "
             f"{top['wins']} of {top['queries']} queries ({top['decisive_wins']} decisively, "
             f"median margin {_num(top['median_margin'], 2)}); lowest mean regret over queries: "
-            f"{_label(min(rows, key=lambda r: r['mean_regret'])['policy'])}."
+            f"{policy_label(min(rows, key=lambda r: r['mean_regret'])['policy'])}."
         )
     br = bound_rows(doc)
     md += [
@@ -296,7 +297,7 @@ def misspec_markdown(doc, figure_names=None) -> str:
             "n/a" if b["worst_ratio"] is None else f"{b['worst_ratio']:.3g} ({b['worst_query']})"
         )
         md.append(
-            f"| {b['model']} | {b['bound']} ({_label(b['policy'])}) | "
+            f"| {b['model']} | {b['bound']} ({policy_label(b['policy'])}) | "
             f"{'yes' if b['proved_for_model'] else 'no'} | {b['instance_ok']}/{b['cells']} | "
             f"{b['holds']} | {b['violated']} | {b['undecided']} | {worst} |"
         )
