@@ -55,6 +55,7 @@ from cascading_bandits.reports.section_base import (
     PAPER_RUNS,
     QUICK_HORIZON,
     QUICK_RUNS,
+    VERIFY_PENDING,
     Context,
     Section,
     Settings,
@@ -319,13 +320,14 @@ def render_markdown(
     return _render(Context(s, data, verify_data, figures), sections)
 
 
-def _render(ctx: Context, sections=None) -> str:
+def _render(ctx: Context, sections=None, done=None) -> str:
+    """The report's Markdown; ``done``: section name -> its Markdown, written already."""
     parts = [
         "# Cascading bandits: the paper reproduced, bounds against evidence\n",
         f"Reproduction of the experiments and bounds of {citation()}\n",
     ]
     for sec in SECTIONS if sections is None else sections:
-        md = sec.markdown(ctx)
+        md = done[sec.name] if done and sec.name in done else sec.markdown(ctx)
         if md:
             parts.append(md)
     return "\n".join(parts)
@@ -438,9 +440,8 @@ def write_figures(s: Settings, data: dict) -> dict:
     return written
 
 
-def _simulate_and_tabulate(s: Settings, pending, profile: bool):
-    """The simulation (and proof profiles), the tables' numbers, and verify's answer:
-    ``(verify_data, data)`` for :func:`build_report`."""
+def _simulate_and_tabulate(s: Settings, profile: bool) -> dict:
+    """The simulation (and proof profiles) and the tables' numbers (:func:`collect`)."""
     results = run_experiments(s)
     if profile:
         from cascading_bandits.reports.profile_report import profile_grid
@@ -457,7 +458,7 @@ def _simulate_and_tabulate(s: Settings, pending, profile: bool):
     if memo.missed:
         cache_store(s.results, "bounds", key, memo.values)
     s.timings["tables"] = time.perf_counter() - t1
-    return run_verify(s, pending), data
+    return data
 
 
 def build_report(
@@ -525,19 +526,23 @@ def build_report(
     t0 = time.perf_counter()
     pending = start_verify(s)
     try:
-        verify_data, data = _simulate_and_tabulate(s, pending, profile)
+        data = _simulate_and_tabulate(s, profile)
+        # the figures need no verdict: drawn while verify (beside) finishes on the other core
+        t1 = time.perf_counter()
+        s.out.mkdir(parents=True, exist_ok=True)
+        written = write_figures(s, data)
+        s.timings["figures"] = time.perf_counter() - t1
+        # one context: the Markdown, the exported tables and report.json share every table;
+        # the sections that need no verdict are written while verify finishes beside
+        ctx = Context(s, data, VERIFY_PENDING, written)
+        done = {sec.name: sec.markdown(ctx) for sec in SECTIONS if not sec.reads_verify}
+        ctx.verify = run_verify(s, pending)
     except BaseException:
         if pending is not None:
             pending.stop()  # the report fails: verify's answer is not wanted
         raise
-    t1 = time.perf_counter()
-    s.out.mkdir(parents=True, exist_ok=True)
-    written = write_figures(s, data)
-    s.timings["figures"] = time.perf_counter() - t1
     s.timings["total"] = time.perf_counter() - t0
-    # one context: the Markdown, the exported tables and report.json share every table
-    ctx = Context(s, data, verify_data, written)
-    md = _render(ctx)
+    md = _render(ctx, done=done)
     js = _to_json(ctx)
     exported = {}
     for name, table in export_tables(ctx).items():

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from cascading_bandits.reports import tables as T
 
@@ -95,6 +95,24 @@ def _figure(width, height, nrows=1, ncols=1, **kw):
     return fig, axes
 
 
+def log_scale(ax, which: str, *, numticks=None) -> None:
+    """Put the ``which`` (``"x"`` or ``"y"``) axis of ``ax`` on a base-10 log scale whose
+    minor ticks are at 2 and 5 of each decade only, unlabelled.
+
+    matplotlib's default places 8 minor ticks per decade, each a pair of lines and labels
+    created (deep-copied) at every draw: on the nine log-log panels of
+    :func:`bounds_vs_empirical` they were 60% of the time to save the PNG and the PDF.
+    ``numticks``: at most that many major ticks (default: matplotlib's choice).
+    """
+    if which not in ("x", "y"):
+        raise ValueError(f"which must be 'x' or 'y', got {which!r}")
+    getattr(ax, f"set_{which}scale")("log")
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    axis.set_major_locator(LogLocator(base=10, numticks=numticks or "auto"))
+    axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0), numticks=numticks or "auto"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def _thousands(v, _pos=None) -> str:
     return "0" if v == 0 else f"{v / 1000:g}k"
 
@@ -159,10 +177,9 @@ def regret_curves(
         if bounds:
             _bound_lines(ax, bounds)
         if logx:
-            ax.set_xscale("log")
-            ax.xaxis.set_major_locator(LogLocator(base=10, numticks=6))
+            log_scale(ax, "x", numticks=6)
         if logy:
-            ax.set_yscale("log")
+            log_scale(ax, "y")
         ax.set_xlabel("step n")
         ax.set_ylabel("regret R(n)")
         if title:

@@ -268,7 +268,7 @@ def waterfall_figure(ch: dict, *, ax=None):
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
     from cascading_bandits.reports.figures import COLUMN, OKABE_ITO, _figure, _style
 
@@ -302,7 +302,7 @@ def waterfall_figure(ch: dict, *, ax=None):
         ax.xaxis.set_major_formatter(
             FuncFormatter(lambda x, _: f"{x:,.0f}" if x >= 1 else f"{x:g}")
         )
-        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_ylim(k - 0.5, -0.5)  # R(n) on top
         ax.set_yticks(ys)
         ax.set_yticklabels(
@@ -468,7 +468,14 @@ def asymptotic_rows(data: dict, at=(10**5, 10**6, 10**7)) -> list[dict]:
 def asymptotic_figure(data: dict, *, axes=None):
     """``R(n) / log n`` against n (log x), one panel per instance, both policies, with
     Theorem 3's leading coefficient, Theorem 4's constant and the sharp lower constant."""
-    from cascading_bandits.reports.figures import COLUMN, OKABE_ITO, _figure, _policy_style, _style
+    from cascading_bandits.reports.figures import (
+        COLUMN,
+        OKABE_ITO,
+        _figure,
+        _policy_style,
+        _style,
+        log_scale,
+    )
 
     inst = {}
     for cid, d in data.items():
@@ -500,8 +507,8 @@ def asymptotic_figure(data: dict, *, axes=None):
                 ("theorem4", OKABE_ITO["black"], "Theorem 4 constant"),
             ):
                 ax.axhline(consts[k], color=col, linestyle=":", lw=1, label=lab)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            log_scale(ax, "x")
+            log_scale(ax, "y")
             ax.set_xlabel(r"$n$")
             ax.set_ylabel(r"$R(n) / \log n$")
             L, K, pp, dd = key

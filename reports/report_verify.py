@@ -1,16 +1,20 @@
 """``verify`` for the report: its verdicts and caveats as JSON values, cached, and computed in
-a process of its own while the simulation runs.
+processes of their own while the simulation runs.
 
-:func:`start_verify` starts :class:`VerifyBeside` (a spawned, daemonic process that sends
-its one answer through a pipe); :func:`run_verify` takes that answer, or the cached one, or
-runs verify in this process, and caches it in the results directory under
-:func:`verify_cache_key`.
+:func:`start_verify` starts :class:`VerifyBeside`: two spawned, daemonic processes (one on a
+one-core machine), one checking the Monte-Carlo claims (they share the engine's compiled
+kernels) and one the others, each sending its one answer through a pipe; the answers are
+merged in the registry's order. A claim draws its numbers from the root seed and its own id
+(``verify.registry``), so the split changes no verdict. :func:`run_verify` takes that
+answer, or the cached one, or runs verify in this process, and caches it in the results
+directory under :func:`verify_cache_key`.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import time
 
 from cascading_bandits.reports.report_cache import cache_load, cache_store, code_version
@@ -35,20 +39,61 @@ def verify_cache_key(s) -> dict:
     }
 
 
-def _verify_value(examples: int, seed: int, budget: float) -> dict:
-    """``verify.run_all`` and ``verify.caveats`` as plain JSON values (a worker's job too)."""
+def _part_of(claim, parts: int) -> int:
+    """Which of ``parts`` processes checks ``claim``: the Monte-Carlo claims together (they
+    compile and reuse the engine's kernels), the others in the next."""
+    return 0 if parts == 1 or claim.method == "monte-carlo" else 1
+
+
+def _verify_value(examples: int, seed: int, budget: float, part=None, claims=None) -> dict:
+    """``verify.run_all`` and ``verify.caveats`` as plain JSON values (a worker's job too).
+
+    ``part``: ``(i, parts)`` to check only the claims of process ``i`` (:func:`_part_of`),
+    with ``positions``, their places in the registry's order, in the answer (and the caveats
+    from process 0 only); ``claims``: the claim ids to choose from (default all available).
+    """
     from cascading_bandits import verify
 
     t0 = time.perf_counter()
-    verdicts = verify.run_all(examples=examples, seed=seed, budget=budget)
-    cav = verify.caveats()
+    if part is None:
+        verdicts = verify.run_all(examples=examples, seed=seed, budget=budget)
+        cav, positions = verify.caveats(), None
+    else:
+        i, parts = part
+        todo = verify.available_claims()
+        if claims is not None:
+            todo = [c for c in todo if c.id in set(claims)]
+        mine = [(k, c.id) for k, c in enumerate(todo) if _part_of(c, parts) == i]
+        positions = [k for k, _ in mine]
+        verdicts = verify.run_all(
+            examples=examples, seed=seed, budget=budget, claims=[c for _, c in mine]
+        )
+        cav = verify.caveats() if i == 0 else []
     value = {
         "verdicts": [v.to_dict() if hasattr(v, "to_dict") else dict(vars(v)) for v in verdicts],
         "caveats": [c.to_dict() if hasattr(c, "to_dict") else dict(vars(c)) for c in cav],
     }
     # through JSON once, so a fresh and a cached report hold identical values
     value = json.loads(json.dumps(value, default=json_default))
-    return {"value": value, "seconds": time.perf_counter() - t0}
+    out = {"value": value, "seconds": time.perf_counter() - t0}
+    if positions is not None:
+        out["positions"] = positions
+    return out
+
+
+def _merge(answers: list[dict]) -> dict:
+    """The answers of the :class:`VerifyBeside` processes as one: the verdicts in the
+    registry's order, the caveats of process 0, the longest time."""
+    placed = sorted(
+        (k, d) for a in answers for k, d in zip(a["positions"], a["value"]["verdicts"], strict=True)
+    )
+    return {
+        "value": {
+            "verdicts": [d for _, d in placed],
+            "caveats": answers[0]["value"]["caveats"],
+        },
+        "seconds": max(a["seconds"] for a in answers),
+    }
 
 
 def _verify_cached(s, key=None):
@@ -68,13 +113,13 @@ def _verify_cached(s, key=None):
     return None
 
 
-def _verify_child(conn, examples: int, seed: int, budget: float) -> None:
-    """Body of the process of :class:`VerifyBeside`: send ``("ok", answer)`` or
+def _verify_child(conn, examples: int, seed: int, budget: float, part=None, claims=None) -> None:
+    """Body of a process of :class:`VerifyBeside`: send ``("ok", answer)`` or
     ``("error", exception)`` through ``conn``."""
     from cascading_bandits.bounds._pystack import deep_call
 
     try:
-        out = ("ok", deep_call(_verify_value, examples, seed, budget))
+        out = ("ok", deep_call(_verify_value, examples, seed, budget, part, claims))
     except Exception as exc:  # noqa: BLE001 - raised again in the parent
         out = ("error", exc)
     try:
@@ -87,50 +132,67 @@ def _verify_child(conn, examples: int, seed: int, budget: float) -> None:
 
 
 class VerifyBeside:
-    """verify running in a process of its own (:func:`start_verify`).
+    """verify running in processes of its own (:func:`start_verify`).
 
-    :meth:`result` waits for its answer (the dict of :func:`_verify_value`); :meth:`stop`
-    ends the process when the report fails before it needs the answer. The process is
-    daemonic, and sends its one answer through a pipe: it never outlives the report (a
-    pool worker left behind by a failed report used to wait for work forever).
+    ``processes`` (default: two on a machine with two cores or more, else one) split the
+    claims as :func:`_part_of` says; ``claims`` restricts them to these ids. :meth:`result`
+    waits for the merged answer (the dict of :func:`_verify_value`); :meth:`stop` ends the
+    processes when the report fails before it needs the answer. The processes are daemonic,
+    and each sends its one answer through a pipe: none outlives the report (a pool worker
+    left behind by a failed report used to wait for work forever).
     """
 
-    def __init__(self, examples: int, seed: int, budget: float):
+    def __init__(self, examples: int, seed: int, budget: float, processes=None, claims=None):
         import multiprocessing
 
+        if processes is None:
+            processes = 2 if (os.cpu_count() or 1) >= 2 else 1
+        if processes not in (1, 2):
+            raise ValueError(f"processes must be 1 or 2, got {processes!r}")
         ctx = multiprocessing.get_context("spawn")  # numba's threads do not survive fork
-        self._conn, child = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(
-            target=_verify_child,
-            args=(child, examples, seed, budget),
-            name="cascading-verify",
-            daemon=True,
-        )
-        self._proc.start()
-        child.close()  # so that recv sees EOF if the process dies without an answer
+        self._conns, self._procs = [], []
+        for i in range(processes):
+            conn, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(
+                target=_verify_child,
+                args=(child, examples, seed, budget, (i, processes), claims),
+                name=f"cascading-verify-{i}",
+                daemon=True,
+            )
+            proc.start()
+            child.close()  # so that recv sees EOF if the process dies without an answer
+            self._conns.append(conn)
+            self._procs.append(proc)
 
     def result(self) -> dict:
-        try:
-            kind, value = self._conn.recv()
-        except EOFError:
-            self._proc.join()
-            raise RuntimeError(
-                f"the verify process ended without an answer (exit code {self._proc.exitcode})"
-            ) from None
-        self._proc.join()
-        self._conn.close()
-        if kind == "error":
-            raise value
-        return value
+        answers = []
+        for conn, proc in zip(self._conns, self._procs, strict=True):
+            try:
+                kind, value = conn.recv()
+            except EOFError:
+                kind, value = (
+                    "error",
+                    RuntimeError(
+                        f"the verify process ended without an answer (exit code {proc.exitcode})"
+                    ),
+                )
+            if kind == "error":
+                self.stop()  # the others' answers are not wanted any more
+                raise value
+            answers.append(value)
+            proc.join()
+            conn.close()
+        return _merge(answers)
 
     def running(self) -> bool:
-        return self._proc.is_alive()
+        return any(p.is_alive() for p in self._procs)
 
     def stop(self) -> None:
-        if self._proc.is_alive():
-            self._proc.terminate()
-        self._proc.join()
-        self._conn.close()
+        for proc, conn in zip(self._procs, self._conns, strict=True):
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+            conn.close()
 
 
 def start_verify(s):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from cascading_bandits.reports.figures import COLUMN, OKABE_ITO, POLICY_STYLE, _style
+from cascading_bandits.reports.figures import COLUMN, OKABE_ITO, POLICY_STYLE, _style, log_scale
 
 __all__ = ["factor_against_K_figure", "worst_regret_figure"]
 
@@ -104,8 +104,8 @@ def worst_regret_figure(curves, *, L: int, K: int, ax=None) -> Figure:
         grid = np.geomspace(min(ns), max(ns), 50)
         ax.plot(grid, np.sqrt(grid * L), "--", color=OKABE_ITO["black"], label=r"$\sqrt{nL}$")
         ax.plot(grid, np.sqrt(grid * L * K), "-.", color=OKABE_ITO["black"], label=r"$\sqrt{nLK}$")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        log_scale(ax, "x")
+        log_scale(ax, "y")
         ax.set_xlabel("n")
         ax.set_ylabel("worst regret found")
         ax.legend(loc="upper left", frameon=False)

@@ -23,6 +23,7 @@ __all__ = [
     "Settings",
     "Context",
     "Section",
+    "VERIFY_PENDING",
     "pm_cell",
     "mark_counts",
     "verdict_sentence",
@@ -118,13 +119,34 @@ class Section:
     ``markdown(ctx) -> str`` ('' leaves the section out); ``tables``: ``(name, builder)``
     pairs, each ``builder(ctx) -> reports.tables.Table | None``, written as
     ``tables/<name>.csv`` and ``.tex``; ``json(ctx)``: extra JSON stored under ``name``
-    in report.json (the paper's tables are stored there already).
+    in report.json (the paper's tables are stored there already). ``reads_verify``: the
+    Markdown reads ``ctx.verify`` or the report's total time; the builder writes the other
+    sections while verify is still running beside (their ``ctx.verify`` is
+    :data:`VERIFY_PENDING`).
     """
 
     name: str
     markdown: object
     tables: tuple = ()
     json: object = None
+    reads_verify: bool = False
+
+
+class _VerifyPending:
+    """``ctx.verify`` while verify's answer is awaited: any use of it is an error naming
+    the remedy, never a silent 'not available'."""
+
+    def _refuse(self, *_args, **_kw):
+        raise RuntimeError(
+            "this section read ctx.verify before verify's answer was in: declare it "
+            "Section(..., reads_verify=True)"
+        )
+
+    __getitem__ = __contains__ = __iter__ = get = keys = items = _refuse
+
+
+#: ``ctx.verify`` of the sections written before verify's answer (``reads_verify=False``)
+VERIFY_PENDING = _VerifyPending()
 
 
 def pm_cell(mean, se):

@@ -171,4 +171,4 @@ def _caveats_md(ctx: Context) -> str:
     return md
 
 
-CAVEATS = Section("caveats", _caveats_md)
+CAVEATS = Section("caveats", _caveats_md, reads_verify=True)

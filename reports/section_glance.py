@@ -169,4 +169,4 @@ def _glance_md(ctx: Context) -> str:
     return "\n".join(lines) + "\n"
 
 
-GLANCE = Section("glance", _glance_md)
+GLANCE = Section("glance", _glance_md, reads_verify=True)

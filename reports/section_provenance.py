@@ -74,4 +74,4 @@ def _provenance_md(ctx: Context) -> str:
     )
 
 
-PROVENANCE = Section("provenance", _provenance_md)
+PROVENANCE = Section("provenance", _provenance_md, reads_verify=True)

@@ -319,7 +319,7 @@ def sharper_figure(rows: list[dict], *, targets=None, axes=None):
         marker, labelled by its registered name; error bars from the measured regret's
         interval; the legend right of each panel, outside the axes.
     """
-    from cascading_bandits.reports.figures import OKABE_ITO, PAGE, _figure, _style
+    from cascading_bandits.reports.figures import OKABE_ITO, PAGE, _figure, _style, log_scale
 
     targets = TARGETS if targets is None else targets
     pols = [p for p in POLICIES if any(r["policy"] == p for r in rows)]
@@ -384,7 +384,7 @@ def sharper_figure(rows: list[dict], *, targets=None, axes=None):
                     linewidth=1.0,
                     label=f"target {targets[pol]:g}×",
                 )
-            ax.set_yscale("log")
+            log_scale(ax, "y")
             ax.set_xticks(np.arange(len(insts)))
             ax.set_xticklabels([_short(r) for r in (_first(mine, i) for i in insts)], fontsize=6)
             ax.set_ylabel("bound / measured R(n)")

@@ -134,4 +134,4 @@ def _verify_md(ctx: Context) -> str:
     return md
 
 
-VERIFICATION = Section("verification", _verify_md, (("verify", _verify_table),))
+VERIFICATION = Section("verification", _verify_md, (("verify", _verify_table),), reads_verify=True)

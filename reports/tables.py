@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from functools import cache
 from itertools import combinations
 
 import numpy as np
@@ -595,7 +596,10 @@ class ScalingRow:
     predicted_theorem4: float
 
 
+@cache
 def _coefficients(L, K, p, delta) -> tuple[float, float, float]:
+    """The log n coefficients of Theorems 2, 3 (eps = 0) and 4 on B_LB(L, K, p, Delta), once
+    per configuration (the scaling rows ask for each about seven times)."""
     from cascading_bandits.bounds.lower import theorem4_coefficient
     from cascading_bandits.bounds.upper import (
         theorem2_leading_coefficient,

@@ -46,7 +46,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy import stats
 
-from cascading_bandits.reports.figures import OKABE_ITO, PAGE, POLICY_STYLE, _style
+from cascading_bandits.reports.figures import OKABE_ITO, PAGE, POLICY_STYLE, _style, log_scale
 from cascading_bandits.reports.search_ledger import weights_text
 
 __all__ = ["worstcase_table", "worstcase_slopes", "plot_worstcase", "worstcase_markdown"]
@@ -446,7 +446,7 @@ def plot_worstcase(data, ax=None) -> Figure:
             x.set_xticks(Ks, [str(k) for k in Ks])
             x.minorticks_off()
             x.set_xlabel(f"K (L = {L})")
-        left.set_yscale("log")
+        log_scale(left, "y")
         left.set_ylabel("worst regret found")
         left.set_title("each policy's own worst instance")
         if own:  # below both panels, outside the axes

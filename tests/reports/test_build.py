@@ -304,3 +304,61 @@ def test_a_registered_bound_appears_in_the_report(
     for r in led:
         assert r["empirical"] == klucb[(r["L"], r["K"], r["delta"])]
     assert "| Toy bound for the report |" in md.split("## Ledger")[1].split("\n## ")[0]
+
+
+def test_verify_merge_puts_the_verdicts_in_the_registrys_order():
+    from cascading_bandits.reports.report_verify import _merge
+
+    a = {"positions": [0, 3], "value": {"verdicts": ["a", "d"], "caveats": ["c"]}, "seconds": 2}
+    b = {"positions": [1, 2, 4], "value": {"verdicts": ["b", "c", "e"], "caveats": []}}
+    b["seconds"] = 5
+    got = _merge([a, b])
+    assert got == {"value": {"verdicts": list("abcde"), "caveats": ["c"]}, "seconds": 5}
+
+
+def test_verify_in_two_processes_gives_the_verdicts_of_one(tmp_path):
+    """The claims split over two processes (Monte-Carlo ones apart) give the verdicts a
+    single run gives: each claim draws from the root seed and its own id."""
+    pytest.importorskip("cascading_bandits.verify")
+    from cascading_bandits.reports.report_verify import VerifyBeside, _part_of, _verify_value
+
+    claims = ["lemma2", "appendix.hoeffding", "theorem3.loglog", "lemma1"]
+    one = _verify_value(2, 7, 1.0, part=(0, 1), claims=claims)
+    two = VerifyBeside(2, 7, 1.0, processes=2, claims=claims).result()
+
+    def strip(value):
+        return [{k: v for k, v in d.items() if k != "seconds"} for d in value["verdicts"]]
+
+    assert [d["claim_id"] for d in two["value"]["verdicts"]] == [
+        d["claim_id"] for d in one["value"]["verdicts"]
+    ]
+    assert strip(two["value"]) == strip(one["value"]) and len(strip(one["value"])) == 4
+    assert two["value"]["caveats"] == one["value"]["caveats"] != []
+
+    class C:
+        def __init__(self, method):
+            self.method = method
+
+    assert _part_of(C("monte-carlo"), 2) == 0 and _part_of(C("symbolic"), 2) == 1
+    assert _part_of(C("symbolic"), 1) == 0
+    with pytest.raises(ValueError, match="processes"):
+        VerifyBeside(2, 7, 1.0, processes=3)
+
+
+def test_a_section_reading_verify_early_must_say_so(tmp_path, fake_run, monkeypatch):
+    """The builder writes the sections that need no verdict while verify runs beside; one
+    that reads ctx.verify without declaring it is refused with the remedy, and one that
+    declares it gets verify's answer."""
+    monkeypatch.setattr(B, "draw_figures", lambda data: {})
+    seen = []
+
+    def reads(ctx):
+        seen.append(ctx.verify.get("reason"))
+        return ""
+
+    monkeypatch.setattr(B, "SECTIONS", [*B.SECTIONS, B.Section("late", reads, reads_verify=True)])
+    B.build_report(tmp_path / "a", runs=2, horizon=1000, progress=False, curve_points=2)
+    assert seen == ["test"]  # fake_run's verify answer
+    monkeypatch.setattr(B, "SECTIONS", [*B.SECTIONS, B.Section("early", reads)])
+    with pytest.raises(RuntimeError, match="reads_verify=True"):
+        B.build_report(tmp_path / "b", runs=2, horizon=1000, progress=False, curve_points=2)
