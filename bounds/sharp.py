@@ -310,13 +310,26 @@ def _binom_sf(k, s, p):
 
 def _binom_pmf(k, s, p):
     """``P(Bin(s, p) = k)`` for integer arrays k, s (0 outside [0, s]), float p in (0, 1)."""
-    if _BOOST_PMF is None:
-        return stats.binom.pmf(k, s, p)
     k = np.asarray(k, dtype=np.float64)
     s = np.asarray(s, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        out = _BOOST_PMF(np.clip(k, 0, s), s, p)
+    kk = np.clip(k, 0, s)
+    try:
+        with np.errstate(invalid="ignore"):
+            out = stats.binom.pmf(kk, s, p) if _BOOST_PMF is None else _BOOST_PMF(kk, s, p)
+    except OverflowError:  # Boost's ibeta_derivative overflows for p below about 1e-306
+        out = _binom_pmf_mp(kk, s, p)
     return np.where((k < 0) | (k > s), 0.0, out)
+
+
+def _binom_pmf_mp(k, s, p):
+    """:func:`_binom_pmf` in 30-digit mpmath, rounded once (the rare tiny-p fallback)."""
+    with mpmath.workdps(30):
+        q = mpmath.mpf(p)
+        vals = [
+            float(mpmath.binomial(int(n), int(j)) * q**j * (1 - q) ** (n - j))
+            for j, n in zip(k.ravel(), s.ravel(), strict=True)
+        ]
+    return np.array(vals).reshape(k.shape)
 
 
 def _block_tails(m, s_from, mu, out, flags):

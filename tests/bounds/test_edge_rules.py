@@ -215,3 +215,19 @@ def test_proof_chain_with_zero_regret():
         assert not math.isnan(x["ratio"]) and not math.isnan(x["ratio_lo"])
     with pytest.raises(ValueError, match="counters must be a simulate.counters.ProofCounters"):
         profile.proof_chain(None)
+
+
+def test_binomial_bounds_with_a_weight_near_zero():
+    """Boost's binomial pmf overflows for p below about 1e-306: the 30-digit fallback is used."""
+    from cascading_bandits.bounds import sharp
+
+    tiny = 1.1125369292536007e-308
+    pmf = sharp._binom_pmf(
+        np.array([-1.0, 0.0, 1.0, 19.0]), np.array([1.0, 33.0, 33.0, 33.0]), tiny
+    )
+    assert pmf[0] == 0.0 and pmf[1] == 1.0 and pmf[3] == 0.0
+    assert pmf[2] == pytest.approx(33 * tiny, rel=1e-14)
+    inst = CascadeInstance((1.0, 0.0, tiny), 1)
+    for f in (sharp.ucb1_binomial_bound, sharp.klucb_binomial_bound):
+        v = f(inst, 33)
+        assert math.isfinite(v) and v == pytest.approx(f(CascadeInstance((1.0, 0.0, 0.0), 1), 33))
