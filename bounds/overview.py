@@ -74,7 +74,7 @@ def list_bounds() -> list[dict]:
     ]
 
 
-def registry_rows(inst, n, theorem4) -> list[dict]:
+def registry_rows(inst, n, theorem4, model: str = "cascade") -> list[dict]:
     """Every registered bound at ``(inst, n)``, one dict each, in registration order.
 
     Parameters
@@ -83,6 +83,9 @@ def registry_rows(inst, n, theorem4) -> list[dict]:
     n : int >= 2
     theorem4 : float
         Theorem 4 at n (``theorem4_coefficient * log n``), the denominator of the ratio.
+    model : str
+        The click model the bounds are read under (:func:`bounds.registry.model_name`): a
+        bound proved for other models is reported with that premise failing.
 
     Returns
     -------
@@ -98,7 +101,7 @@ def registry_rows(inst, n, theorem4) -> list[dict]:
     logn = math.log(n)
     out = []
     for b in all_bounds():
-        failed = b.failed_premise(inst, n)
+        failed = b.failed_premise(inst, n, model)
         value = note = None
         if failed is not None:
             note = f"needs {failed}"
@@ -106,7 +109,7 @@ def registry_rows(inst, n, theorem4) -> list[dict]:
             note = "known only as an order: no constant, no value to compare"
         else:
             try:
-                value = float(b(inst, n))
+                value = float(b(inst, n, model=model))
             except ValueError as e:  # beyond the float64 range at this n
                 note = str(e)
         out.append(
@@ -135,11 +138,11 @@ def registry_rows(inst, n, theorem4) -> list[dict]:
     return out
 
 
-def overview(inst, n, eps=None, form="paper", blb=None) -> dict:
+def overview(inst, n, eps=None, form="paper", blb=None, model: str = "cascade") -> dict:
     """All the numbers ``cascading bounds`` prints, as a dict of floats (JSON-ready).
 
-    The paper's theorems in detail (Theorem 3 at ``eps`` and ``form``), and under
-    ``bounds`` every registered bound (:func:`registry_rows`).
+    The paper's theorems in detail (Theorem 3 at ``eps`` and ``form``; the cascade model's),
+    and under ``bounds`` every registered bound (:func:`registry_rows`) under ``model``.
     """
     from cascading_bandits.bounds import lower, upper
 
@@ -172,7 +175,8 @@ def overview(inst, n, eps=None, form="paper", blb=None) -> dict:
         "eps_optimised": t3["eps_optimised"],
         "C2": t3["C2"],
         "beta": t3["beta"],
-        "bounds": registry_rows(inst, n, t4 * logn),
+        "model": model,
+        "bounds": registry_rows(inst, n, t4 * logn, model),
     }
     if blb is not None:
         out["instance"].update({"p": float(blb["p"]), "delta": float(blb["delta"])})

@@ -30,7 +30,7 @@ _DEFAULT = {"L": 16, "K": 2, "p": 0.2, "delta": 0.15}
 
 
 def add_arguments(parser) -> None:
-    from cascading_bandits.reports.cli.common import integer, number_list, real
+    from cascading_bandits.reports.cli.common import integer, number_list, real, text
 
     g = parser.add_argument_group(
         "instance (default: the paper's B_LB(16, 2, 0.2, 0.15); any of --L --K --p --delta "
@@ -41,6 +41,13 @@ def add_arguments(parser) -> None:
         type=number_list("--weights"),
         help="attraction probabilities, comma-separated (needs --K; not with --L --p --delta)",
     )
+    g.add_argument(
+        "--instance",
+        type=text("--instance", "a real instance's name"),
+        metavar="NAME",
+        help="a real instance (yandex:<query>[:top], kdd:<query>[:top]; simulate."
+        "real_instances): its attraction probabilities, K its number of positions unless --K",
+    )
     g.add_argument("--L", type=integer("--L"), help="number of items of B_LB (default 16)")
     g.add_argument("--K", type=integer("--K"), help="number of recommended items (default 2)")
     g.add_argument(
@@ -48,6 +55,14 @@ def add_arguments(parser) -> None:
     )
     g.add_argument(
         "--delta", type=real("--delta"), help="gap of B_LB, 0 < delta < p (default 0.15)"
+    )
+    parser.add_argument(
+        "--model",
+        choices=("cascade", "dbn", "pbm", "dcm"),
+        default=None,
+        help="the click model the registered bounds are read under (default cascade): a bound "
+        "proved for other models is named with that premise; the detailed Theorem 2-4 lines "
+        "are the cascade model's",
     )
     parser.add_argument(
         "--horizon", type=integer("--horizon", 2), default=None, help="n (default 1e5)"
@@ -79,8 +94,26 @@ def add_arguments(parser) -> None:
     )
 
 
+def _real(args):
+    """(weights, K) of ``--instance`` (read once), or None."""
+    if getattr(args, "instance", None) is None:
+        return None
+    if getattr(args, "_real", None) is None:
+        from cascading_bandits.simulate.real_instances import parse_instance_name
+
+        given = [f"--{k}" for k in ("weights", "L", "p", "delta") if getattr(args, k) is not None]
+        if given:
+            raise ValueError(f"give either --instance or {' '.join(given)}, not both")
+        weights, _kappa, K, _label = parse_instance_name(args.instance)
+        args._real = (tuple(weights), K if args.K is None else args.K)
+    return args._real
+
+
 def _size(args) -> int:
     """The instance's number of items, from the options alone (nothing built)."""
+    real = _real(args)
+    if real is not None:
+        return len(real[0])
     if args.weights is not None:
         return len(args.weights)
     return _DEFAULT["L"] if args.L is None else args.L
@@ -101,6 +134,9 @@ def _instance(args):
     """(instance, B_LB parameters or None) from the options."""
     from cascading_bandits.bounds.instance import CascadeInstance, b_lb
 
+    real = _real(args)
+    if real is not None:
+        return CascadeInstance(*real), None
     blb_given = [k for k in ("L", "p", "delta") if getattr(args, k) is not None]
     if args.weights is not None:
         if blb_given:
@@ -172,6 +208,13 @@ def format_table(res: dict) -> str:
         head = f"B_LB(L={inst['L']}, K={inst['K']}, p={inst['p']:g}, delta={inst['delta']:g})"
     else:
         head = f"L={inst['L']}, K={inst['K']}, w=({', '.join(f'{x:g}' for x in inst['weights'])})"
+    if "name" in inst:
+        head = f"{inst['name']}: {head}"
+    if res.get("model", "cascade") != "cascade":
+        head += (
+            f"; registered bounds read under the {res['model']} click model (the Theorem 2-4 "
+            "lines are the cascade model's)"
+        )
     lower = res["theorem4"]
     rows = [b for b in res["bounds"] if b["value"] is not None]
     rows.sort(key=lambda b: b["kind"] != "upper")  # upper first, registration order kept
@@ -233,7 +276,9 @@ def run(args) -> int:
     from cascading_bandits.reports.cli.common import emit_json, given
 
     if args.list:
-        extra = given(args, "weights", "L", "K", "p", "delta", "horizon", "eps", "form", "force")
+        extra = given(
+            args, "instance", "weights", "L", "K", "p", "delta", "model", "horizon", "eps", "form"
+        ) + given(args, "force")
         if extra:
             raise ValueError(
                 "--list lists the registry and computes nothing; drop " + " ".join(extra)
@@ -254,7 +299,9 @@ def run(args) -> int:
     eps = args.eps
     if eps is not None and eps <= 0:
         raise ValueError(f"--eps must be > 0, got {eps!r}")
-    res = overview(inst, n, eps=eps, form=form, blb=blb)
+    res = overview(inst, n, eps=eps, form=form, blb=blb, model=args.model or "cascade")
+    if args.instance is not None:
+        res["instance"]["name"] = args.instance
     if eps is not None and not all(
         math.isfinite(res[k]) for k in ("theorem3", "theorem3_constant", "theorem3_coefficient")
     ):

@@ -96,6 +96,7 @@ def integer_list(option: str, minimum: int = 1, *, distinct: bool = False):
 
     parse.__name__ = option
     parse.kind, parse.minimum, parse.maximum = "integer_list", minimum, INT_MAX
+    parse.distinct = distinct
     return parse
 
 
@@ -155,6 +156,19 @@ def text(option: str, what: str = "a non-empty text"):
 
     parse.__name__ = option
     parse.kind, parse.minimum, parse.maximum = "text", None, None
+    return parse
+
+
+def directory(option: str):
+    """argparse type of a directory option (``--out``): the text as given; it is checked by
+    :func:`out_dir` before any work (empty refused, ``~`` expanded, writable), which names
+    the option in its one-line error."""
+
+    def parse(value):
+        return value
+
+    parse.__name__ = option
+    parse.kind, parse.minimum, parse.maximum = "directory", None, None
     return parse
 
 
@@ -221,6 +235,19 @@ def check_scheduler(address: str) -> str:
         raise ValueError(
             "--scheduler needs Dask's 'distributed' package, an optional extra: "
             "pip install 'cascading-bandits[dask]'"
+        ) from None
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            port = parse_host_port(location)[1]
+            if not 0 < port < 65536:
+                raise ValueError(f"port {port} outside 1..65535")
+    except (ValueError, TypeError) as exc:
+        raise ValueError(
+            f"--scheduler {address}: not a Dask scheduler address (HOST:PORT or "
+            f"tcp://HOST:PORT; {exc})"
         ) from None
     try:
         client = distributed.Client(address, timeout="20s")

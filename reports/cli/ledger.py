@@ -43,6 +43,13 @@ def add_arguments(parser) -> None:
         type=number_list("--weights"),
         help="attraction probabilities, comma-separated (needs --K)",
     )
+    g.add_argument(
+        "--instance",
+        type=text("--instance", "a real instance's name"),
+        metavar="NAME",
+        help="a real instance (yandex:<query>[:top], kdd:<query>[:top]; simulate."
+        "real_instances): its attraction probabilities, K its number of positions unless --K",
+    )
     g.add_argument("--L", type=integer("--L"), help="number of items of B_LB (default 16)")
     g.add_argument("--K", type=integer("--K"), help="number of recommended items (default 2)")
     g.add_argument("--p", type=real("--p"), help="attraction of the optimal items of B_LB (0.2)")
@@ -164,7 +171,7 @@ def _search_file(args):
     from cascading_bandits.reports.search_ledger import found_instances, read_search
 
     if getattr(args, "_found", None) is None:
-        extra = given(args, "weights", "L", "K", "p", "delta", "horizon")
+        extra = given(args, "instance", "weights", "L", "K", "p", "delta", "horizon")
         if extra:
             raise ValueError(
                 "--from-search takes each instance and its horizon from the search file; drop "
@@ -261,6 +268,8 @@ def run(args) -> int:
         head = f"B_LB(L={blb['L']}, K={blb['K']}, p={blb['p']:g}, delta={blb['delta']:g})"
     else:
         head = f"L={inst.L}, K={inst.K}, w=({', '.join(f'{x:g}' for x in inst.weights)})"
+    if args.instance is not None:
+        head = f"{args.instance}: {head}"
     if args.json:
         out = {
             "instance": {"weights": list(inst.weights), "K": inst.K, "L": inst.L},
@@ -270,6 +279,8 @@ def run(args) -> int:
         }
         if blb is not None:
             out["instance"].update({"p": float(blb["p"]), "delta": float(blb["delta"])})
+        if args.instance is not None:
+            out["instance"]["name"] = args.instance
         print(json.dumps(out, allow_nan=False))
     else:
         print(format_ledger(rows, head, n, skipped))

@@ -23,7 +23,7 @@ import argparse
 import json
 import sys
 
-from cascading_bandits.reports.cli.common import integer, number_list, real, text
+from cascading_bandits.reports.cli.common import directory, integer, number_list, real, text
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -80,7 +80,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     o.add_argument(
         "--out",
         default=None,
-        type=text("--out", "a directory"),
+        type=directory("--out"),
         help="directory for the chain's JSON and waterfall",
     )
     o.add_argument("--overwrite", action="store_true", help="replace existing files in --out")

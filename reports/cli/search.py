@@ -27,6 +27,7 @@ import argparse
 import json
 
 from cascading_bandits.reports.cli.common import (
+    directory,
     emit_json,
     integer,
     integer_list,
@@ -126,7 +127,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=integer("--seed", 0), default=0, help="root seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.add_argument("--out", default=None, help="directory for search.json and the figure")
+    p.add_argument(
+        "--out",
+        default=None,
+        type=directory("--out"),
+        help="directory for search.json and the figure",
+    )
 
 
 def _outputs(out):

@@ -46,6 +46,7 @@ class _PolicyHelp:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from cascading_bandits.reports.cli.common import (
         add_workers,
+        directory,
         integer,
         name_list,
         number_list,
@@ -63,7 +64,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="table1, table2, dbn, ts, dbn-rba, or 'all' (all five, as the report runs them)",
     )
     g.add_argument(
-        "--out", default=None, metavar="DIR", help="output directory (default: ./results)"
+        "--out",
+        default=None,
+        metavar="DIR",
+        type=directory("--out"),
+        help="output directory (default: ./results)",
     )
     g.add_argument("--testing", action="store_true", help="the tiny TESTING subset (smoke test)")
     g.add_argument("--overwrite", action="store_true", help="recompute and replace stored cells")
@@ -75,6 +80,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--weights",
         type=number_list("--weights"),
         help="attraction probabilities, comma-separated (rho for --model dbn)",
+    )
+    a.add_argument(
+        "--instance",
+        type=text("--instance", "a real instance's name"),
+        metavar="NAME",
+        help="a real instance instead of --weights (yandex:<query>[:top], kdd:<query>[:top]; "
+        "simulate.real_instances): its attraction probabilities, K its number of positions "
+        "unless --K, and with --model pbm its fitted examination probabilities",
     )
     a.add_argument("--L", type=integer("--L"), help="B_LB: number of items (default 16)")
     a.add_argument("--K", type=integer("--K"), help="number of recommended items (default 2)")
@@ -92,7 +105,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--order", choices=("best-first", "worst-first"), default=None, help="default best-first"
     )
-    a.add_argument("--model", choices=("cascade", "dbn"), default=None, help="default cascade")
+    a.add_argument(
+        "--model",
+        choices=("cascade", "dbn", "pbm", "dcm"),
+        default=None,
+        help="click model (default cascade): dbn (--nu, --gamma), pbm (examination 1/k, or the "
+        "real instance's), dcm (continuation k/(k+1))",
+    )
     a.add_argument(
         "--nu", type=real("--nu"), default=None, help="DBN satisfaction probability (default 1)"
     )
@@ -123,7 +142,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     s.add_argument("--no-progress", action="store_true", help="no progress report on stderr")
 
 
-_ADHOC = ("weights", "L", "K", "p", "delta", "policy", "order", "model", "nu", "gamma")
+_ADHOC = ("instance", "weights", "L", "K", "p", "delta", "policy", "order", "model", "nu", "gamma")
 _BLB_DEFAULT = {"L": 16, "K": 2, "p": 0.2, "delta": 0.15}
 _DEFAULT_POLICY = ["cascade-ucb1", "cascade-klucb"]
 
@@ -189,6 +208,15 @@ def _plan(args):
             raise ValueError("give either --weights or --L/--p/--delta (B_LB), not both")
         if args.weights is not None and args.K is None:
             raise ValueError("--weights needs --K")
+        real = None
+        if args.instance is not None:
+            given = [f"--{k}" for k in ("weights", "L", "p", "delta") if getattr(args, k)]
+            if given:
+                raise ValueError(f"give either --instance or {' '.join(given)}, not both")
+            from cascading_bandits.simulate.real_instances import parse_instance_name
+
+            weights, _kappa, inst_K, _label = parse_instance_name(args.instance)
+            real = (len(weights), inst_K if args.K is None else args.K)
         if (args.model or "cascade") != "dbn" and (args.nu is not None or args.gamma is not None):
             raise ValueError("--nu and --gamma apply to --model dbn only")
         from cascading_bandits.simulate.policies import parse_policy
@@ -202,6 +230,8 @@ def _plan(args):
         check_klucb_c(specs, horizon)
         L = len(args.weights) if args.weights is not None else (args.L or _BLB_DEFAULT["L"])
         K = args.K if args.K is not None else _BLB_DEFAULT["K"]
+        if real is not None:
+            L, K = real
         plan = ("adhoc", specs, L, K, runs, horizon)
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
@@ -231,7 +261,7 @@ def cost(args):
 
 
 def _adhoc_cells(args):
-    from cascading_bandits.simulate.experiments import Cell, b_lb_cell
+    from cascading_bandits.simulate.experiments import Cell, b_lb_cell, instance_cell
 
     _, specs, L, K, runs, horizon = _plan(args)
     model = args.model or "cascade"
@@ -246,7 +276,23 @@ def _adhoc_cells(args):
         pol = spec.text
         # the cell id is a file stem: a malformed name must fail as a policy, not as a path
         cid = re.sub(r"[^A-Za-z0-9_.()=,+-]", "_", pol).lstrip(".") + f"-{order}"
-        if args.weights is not None:
+        if args.instance is not None:
+            cells.append(
+                instance_cell(
+                    "adhoc",
+                    args.instance,
+                    pol,
+                    order,
+                    model=model,
+                    K=args.K,
+                    nu=nu,
+                    gamma=gamma,
+                    horizon=horizon,
+                    runs=runs,
+                    cell_id=cid,
+                )
+            )
+        elif args.weights is not None:
             cells.append(
                 Cell(
                     "adhoc",

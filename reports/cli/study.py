@@ -32,6 +32,7 @@ from pathlib import Path
 
 from cascading_bandits.reports.cli.common import (
     add_workers,
+    directory,
     emit_json,
     integer,
     name_list,
@@ -56,13 +57,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="attraction probabilities, comma-separated (rho for dbn)",
     )
     i.add_argument(
+        "--instance",
+        type=text("--instance", "a real instance's name"),
+        metavar="NAME",
+        help="a real instance instead of --weights (yandex:<query>[:top], kdd:<query>[:top]; "
+        "simulate.real_instances): its attraction probabilities, K its number of positions "
+        "unless --K, and with --model pbm its fitted examination probabilities",
+    )
+    i.add_argument(
         "--L", type=integer("--L"), help="B_LB(L, K, p, delta) instead of --weights: items"
     )
     i.add_argument("--p", type=real("--p"), help="B_LB: attraction of the K optimal items")
     i.add_argument("--delta", type=real("--delta"), help="B_LB: gap")
-    i.add_argument("--K", type=integer("--K"), help="number of recommended items (required)")
     i.add_argument(
-        "--model", choices=("cascade", "dbn"), default="cascade", help="cascade (default) or dbn"
+        "--K",
+        type=integer("--K"),
+        help="number of recommended items (required, but for --instance: its positions)",
+    )
+    i.add_argument(
+        "--model",
+        choices=("cascade", "dbn", "pbm", "dcm"),
+        default="cascade",
+        help="click model: cascade (default), dbn (--nu, --gamma), pbm (examination 1/k, or "
+        "the real instance's), dcm (continuation k/(k+1))",
     )
     i.add_argument("--nu", type=real("--nu"), default=None, help="DBN satisfaction (default 1)")
     i.add_argument(
@@ -92,7 +109,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--out",
         default="study",
         metavar="DIR",
-        type=text("--out", "a directory"),
+        type=directory("--out"),
         help="output directory (./study)",
     )
     o.add_argument(
@@ -113,22 +130,44 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def _real(args):
+    """(weights, K) of ``--instance`` (read once), or None."""
+    if args.instance is None:
+        return None
+    if getattr(args, "_real", None) is None:
+        from cascading_bandits.simulate.real_instances import parse_instance_name
+
+        given = [f"--{k}" for k in ("weights", "L", "p", "delta") if getattr(args, k) is not None]
+        if given:
+            raise ValueError(f"give either --instance or {' '.join(given)}, not both")
+        weights, _kappa, K, _label = parse_instance_name(args.instance)
+        args._real = (tuple(weights), K if args.K is None else args.K)
+    return args._real
+
+
 def _size(args):
     """(L, K) from the options alone (nothing built), the instance's options checked."""
+    if args.model != "dbn" and (args.nu is not None or args.gamma is not None):
+        raise ValueError("--nu and --gamma apply to --model dbn only")
+    real = _real(args)
+    if real is not None:
+        return len(real[0]), real[1]
     if args.K is None:
         raise ValueError("--K is required")
     blb = [args.L, args.p, args.delta]
     if args.weights is not None and any(x is not None for x in blb):
         raise ValueError("give either --weights or --L/--p/--delta, not both")
     if args.weights is None and any(x is None for x in blb):
-        raise ValueError("give --weights, or all of --L, --p and --delta (B_LB)")
-    if args.model != "dbn" and (args.nu is not None or args.gamma is not None):
-        raise ValueError("--nu and --gamma apply to --model dbn only")
+        raise ValueError("give --weights, --instance, or all of --L, --p and --delta (B_LB)")
     return (len(args.weights) if args.weights is not None else args.L), args.K
 
 
 def _weights(args):
+    """(what api.run takes as the instance: weights or a real instance's name, B_LB
+    parameters or None)."""
     _size(args)
+    if args.instance is not None:
+        return args.instance, None
     if args.weights is not None:
         return list(args.weights), None
     from cascading_bandits.bounds.instance import b_lb
@@ -325,10 +364,16 @@ def run(args) -> int:
     )
     sb = applicable_bounds(results, draw)
     rows = _rows(results, sb, args.seed)
-    what = "B_LB({L}, {K}, {p:g}, {delta:g})".format(**blb) if blb else _weights_text(weights)
-    title = f"{what}, K = {args.K}" if not blb else what
+    if blb:
+        title = "B_LB({L}, {K}, {p:g}, {delta:g})".format(**blb)
+    elif args.instance is not None:
+        title = f"{args.instance} (L = {results.spec['L']}), K = {results.spec['K']}"
+    else:
+        title = f"{_weights_text(weights)}, K = {args.K}"
     if args.model == "dbn":
         title += f", DBN ν = {results.spec['nu']:g}, γ = {results.spec['gamma']:g}"
+    elif args.model != "cascade":
+        title += f", {args.model.upper()} click model"
     fig = plot_regret(results, sb, logy=not args.linear_y, title=_wrap(title))
     figures = []
     for ext in ("png", "pdf"):
