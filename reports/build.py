@@ -73,6 +73,7 @@ from cascading_bandits.reports.section_profile import PROFILE
 from cascading_bandits.reports.section_provenance import PROVENANCE, original_seconds
 from cascading_bandits.reports.section_scaling import SCALING
 from cascading_bandits.reports.section_search import SEARCH
+from cascading_bandits.reports.section_misspec import MISSPEC
 from cascading_bandits.reports.section_sharper import SHARPER
 from cascading_bandits.reports.section_verify import VERIFICATION
 
@@ -135,6 +136,7 @@ SECTIONS = [
     SEARCH,
     PROFILE,
     SHARPER,
+    MISSPEC,
     VERIFICATION,
     CAVEATS,
 ]
