@@ -2,25 +2,37 @@
 
 Every subcommand registered in :data:`reports.cli.SUBCOMMANDS` is covered: its options are
 read from the parser itself, so a new subcommand or option is fuzzed without editing this
-file. Each invocation must exit with status 2, print exactly one line on stderr that names
-the option (``argument --X``) or the bad value, print no traceback, and write no file
-(the invocations run in an empty working directory that must stay empty).
+file.
 
-Most invocations run in-process (:func:`reports.cli.main`, fast); a few run the installed
-console script in a subprocess. ``pytest -m slow`` runs many more examples.
+* Hostile values on every option (benchmarks/cli_fuzz.py, the registry-driven sweep: empty,
+  ``~``, NaN, inf, -1, 0, 1e400, fullwidth digits, ``a,,b``, huge integers, junk names on a
+  small valid invocation of each subcommand, with the resource guard's limits lowered):
+  exit status in {0, 1, 2}, no traceback, no run the guard lets through that outlasts the
+  timeout, no value outside the option's domain accepted, each refusal one line. A seeded
+  sample runs in-process by default; ``pytest -m slow`` runs a larger one with a per-case
+  timeout; ``python benchmarks/cli_fuzz.py`` runs them all and prints the counts.
+* Values refused as they are parsed (hypothesis, per option type) and values the libraries
+  refuse: exit status 2, exactly one line on stderr naming the option (``argument --X``) or
+  the bad value, no file written.
+* Fixed cases for directories, resources, ignored options and the fixes of issue 25; the
+  installed console script in a subprocess (a closed stdout, a peer that is not a Dask
+  scheduler).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import math
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -34,6 +46,22 @@ SLOW = settings(max_examples=600, deadline=None, database=None)
 
 #: invocations, tracebacks, messages naming the option or the value (printed at the end)
 STATS = {"invocations": 0, "tracebacks": 0, "name_option": 0, "name_value": 0}
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_fuzz():
+    spec = importlib.util.spec_from_file_location(
+        "cli_fuzz_under_test", ROOT / "benchmarks" / "cli_fuzz.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+FZ = _load_fuzz()
+#: outcome counts of the registry-driven sweep (printed at the end)
+SWEEP = dict.fromkeys(FZ.OUTCOMES, 0)
 
 
 def _subparsers():
@@ -54,7 +82,13 @@ def _value_options():
 
 VALUE_OPTIONS = _value_options()
 #: options validated as they are parsed (a type from reports.cli, or a list of choices)
-TYPED = [(n, o, a) for n, o, a in VALUE_OPTIONS if getattr(a.type, "kind", None) or a.choices]
+#: options validated as they are parsed (a type from reports.cli.common that refuses values,
+#: or a list of choices); a directory is checked by the subcommand, before any work
+TYPED = [
+    (n, o, a)
+    for n, o, a in VALUE_OPTIONS
+    if getattr(a.type, "kind", "directory") != "directory" or a.choices
+]
 
 
 def test_top_level_help_lists_every_subcommand_and_imports_none():
@@ -86,28 +120,15 @@ def test_registry_is_covered():
     assert set(SUBCOMMANDS) == set(subs)  # every module exists and is registered
     for name in SUBCOMMANDS:
         assert any(n == name for n, _, _ in VALUE_OPTIONS), name
-    # every numeric option is typed (so its bad values are refused as they are parsed)
-    untyped = {(n, o) for n, o, a in VALUE_OPTIONS if a.type is None and not a.choices}
-    assert untyped <= {
-        ("simulate", "--experiment"),
-        ("simulate", "--out"),
-        ("simulate", "--policy"),
-        ("simulate", "--scheduler"),
-        ("verify", "--claim"),
-        ("report", "--out"),
-        ("report", "--results"),
-        ("report", "--scheduler"),
-        ("bench", "--policy"),
-        ("study", "--policy"),
-        ("study", "--out"),
-        ("study", "--bound"),  # registered bound names, checked against the registry
-        ("search", "--policy"),
-        ("search", "--out"),
-        ("search", "--bound"),
-        ("ledger", "--from-search"),
-        ("profile", "--policy"),
-        ("profile", "--out"),
-    }, untyped
+    # every option taking a value has a declared domain (a type from reports.cli.common or a
+    # list of choices): what the sweep's oracle (benchmarks/cli_fuzz.valid) reads
+    untyped = {(n, o) for n, o, a in VALUE_OPTIONS if not getattr(a.type, "kind", None)}
+    untyped -= {(n, o) for n, o, a in VALUE_OPTIONS if a.choices}
+    assert not untyped, untyped
+    # every subcommand takes --force and has a cost estimate for the guard
+    for name, sp in subs.items():
+        assert "--force" in sp._option_string_actions, name
+        assert sp.get_default("_cost") is not None, name
 
 
 def _invoke(argv):
@@ -174,6 +195,10 @@ def _bad_for(action):
             strat = strat | st.floats(max_value=lo, exclude_max=True, allow_nan=False).filter(
                 math.isfinite
             ).map(repr)
+    elif kind == "name_list":  # empty, an empty item, unbalanced parentheses
+        strat = st.sampled_from(["", " ", ",", "a,", ",a", "a,,b", "a, ,b", "a(", "a)", "(a,"])
+    elif kind == "text":
+        strat = st.sampled_from(["", " ", "\t", "  \n "])
     else:  # choices
         strat = st.text(max_size=15).filter(lambda s: s not in action.choices)
     return strat.filter(lambda s: "\x00" not in s)
@@ -280,6 +305,13 @@ def afile(tmp_path):
     return f
 
 
+_STUDY = ["--weights", "0.5,0.4,0.1", "--K", "1", "--policy", "cascade-ucb1"]
+_PROFILE = ["--weights", "0.5,0.4,0.1", "--K", "1", "--policy", "cascade-ucb1"]
+#: B_LB(16, 2, 0.2, 0.15) and one policy: at the default horizon (1e5) a million runs are
+#: days of work
+_BLB = ["--L", "16", "--K", "2", "--p", "0.2", "--delta", "0.15", "--policy", "cascade-ucb1"]
+
+
 def _fixed_cases(afile):
     exp = ["simulate", "--experiment", "table1", "--testing", "--workers", "1"]
     rep = ["report", "--quick", "--no-progress"]
@@ -295,8 +327,8 @@ def _fixed_cases(afile):
         (["simulate", "--K", "2", "--runs", "1000000000"], "--runs", "1000000000"),
         (["simulate", "--K", "2", "--horizon", "1e12"], "--horizon", "1e12"),
         (["simulate", "--L", "100000000"], "--L", "100000000"),
-        (["simulate", "--K", "2", "--c", "1e300"], "--c", "1e300"),
-        (["simulate", "--K", "2", "--policy", "cascade-ts", "--c", "1"], "--c", "1"),
+        (["simulate", "--K", "2", "--c", "1"], "--c", "1"),  # gone: c is in the policy spec
+        (["simulate", "--K", "2", "--policy", "cascade-klucb(c=1e300)"], "c = 1e+300", ""),
         (["simulate", "--experiment", "table1", "--nu", "0.5"], "--nu", "0.5"),
         (["simulate", "--K", "2", "--testing"], "--testing", ""),
         (["verify", "--examples", "100000000"], "--examples", "100000000"),
@@ -314,10 +346,43 @@ def _fixed_cases(afile):
         (["bounds", "--list", "--horizon", "100"], "--horizon", "100"),
         (["ledger", "--from-search", str(afile)], "--from-search", str(afile)),
         (["ledger", "--from-search", "~0"], "--from-search", "~0"),
-        (["search", "--objective", "bound", "--K", "2", "--L", "4", "--out", "~0"], "--out", "~0"),
+        (
+            ["search", "--objective", "bound", "--bound", "theorem2", "--K", "2", "--L", "4"]
+            + ["--out", "~0"],
+            "--out",
+            "~0",
+        ),
         (["simulate", "--experiment", "table1", "--testing", "--out", "~0"], "--out", "~0"),
         (["report", "--quick", "--out", "~0/r"], "--out", "~0/r"),
         (["study", "--weights", "0.2,0.1", "--K", "1", "--out", "~0"], "directory", "~0"),
+        # issue 25: every subcommand guarded alike, with the estimate
+        (["study", *_BLB, "--horizon", "1e10"], "--horizon 10000000000", "would take"),
+        (["study", *_BLB, "--runs", "1e6"], "--runs 1000000", "would take"),
+        (["study", "--L", "1000000", "--K", "2", "--p", "0.2", "--delta", "0.1"], "--L", ""),
+        (["search", "--K", "1e3"], "would take about", ""),
+        (["search", "--horizon", "4294967297"], "--horizon 4294967297", "would take"),
+        (["search", "--confirm-horizon", "4294967297"], "would take about", ""),
+        (["search", "--L", "100000000"], "L = 100000000", "two-level"),
+        (["profile", *_BLB, "--runs", "1e6"], "--runs 1000000", "would take"),
+        (["profile", "--L", "1000000", "--K", "2", "--p", "0.2", "--delta", "0.1"], "--L", ""),
+        (["profile", *_PROFILE, "--horizon", "1e12"], "--horizon 1000000000000", "would need"),
+        (["bench", "--repeat", "1e9"], "--repeat 1000000000", "would take"),
+        (["verify", "--full", "--examples", "1e6"], "--examples 1000000 --full", "would take"),
+        # no silent acceptance
+        (["study", *_STUDY, "--out", ""], "--out", ""),
+        (["profile", *_PROFILE, "--out", ""], "--out", ""),
+        (["study", *_STUDY, "--policy", ""], "--policy", ""),
+        (["study", *_STUDY, "--policy", "cascade-ucb1,,oracle"], "--policy", ""),
+        (["simulate", "--K", "2", "--policy", "a,,b"], "--policy", "a,,b"),
+        (["bench", "--policy", ""], "--policy", ""),
+        (["study", *_STUDY, "--bound", "theorem2,,theorem3"], "--bound", ""),
+        (["study", *_STUDY, "--runs", "\uff12"], "--runs", "\uff12"),
+        (["profile", *_PROFILE, "--runs", "\uff12"], "--runs", "\uff12"),
+        (["search", "--runs", "\u0662"], "--runs", ""),
+        (["search", "--K", "2,2"], "--K", "2,2"),
+        (["search", "--objective", "regret", "--horizon", "100,100"], "--horizon", "100,100"),
+        (["simulate", "--K", "2", "--scheduler", "zzz"], "--scheduler", "zzz"),
+        (["simulate", "--K", "2", "--scheduler", "127.0.0.1:99999"], "--scheduler", ""),
     ]
 
 
@@ -385,6 +450,147 @@ def test_console_script_version(tmp_path):
     assert p.stdout.splitlines()[-1] == "0 []", p.stdout + p.stderr
 
 
+# ---------------------------------------------------------------------------
+# the registry-driven sweep: every option of every subcommand, hostile values
+# ---------------------------------------------------------------------------
+def test_the_sweep_covers_every_option_of_every_subcommand():
+    every = FZ.cases()
+    assert {c[0] for c in every} == set(SUBCOMMANDS)
+    assert {(c[0], c[1]) for c in every} == {(n, o) for n, o, _ in VALUE_OPTIONS}
+    assert len(every) == len(VALUE_OPTIONS) * len(FZ.HOSTILE)
+    # the oracle is not the option types: it refuses what they must refuse
+    bad = {"", " ", "NaN", "inf", "-inf", "1e400", "\uff11\uff12", "a,,b"}
+    bad_count = bad | {"9" * 25, "-1", "0", "0.5", "~"}  # beyond int64, below 1, not integers
+    for sub, option, value, ok, _ in every:
+        if sub == "simulate" and option == "--p":
+            assert ok == (value not in bad | {"~", "zzz", "~nosuchuser0/x", "cascade-nope"}), value
+        if sub == "simulate" and option in ("--runs", "--horizon"):
+            assert ok == (value not in bad_count | {"~nosuchuser0/x", "zzz", "cascade-nope"}), value
+
+
+def test_the_judge_sees_each_failure():
+    case = ("simulate", "--runs", "-1", False, ["simulate", "--runs=-1"])
+    one = "cascading simulate: error: argument --runs: must be an integer >= 1\n"
+    assert FZ.judge(case, (2, "", one, 0.1, [], None))[0] == "ok"
+    assert FZ.judge(case, (0, "", "", 0.1, [], None))[0] == "silent acceptance"
+    assert FZ.judge(case, (2, "", one + "more\n", 0.1, [], None))[0] == "bad refusal"
+    assert FZ.judge(case, (2, "", one, 0.1, ["x"], None))[0] == "bad refusal"
+    assert FZ.judge(case, (3, "", "", 0.1, [], None))[0] == "bad refusal"
+    assert FZ.judge(case, (None, "", "", 240.0, [], None))[0] == "long run"
+    assert FZ.judge(case, (2, "", "Traceback (most recent call last):\n", 0.1, [], None))[0] == (
+        "traceback"
+    )
+    assert FZ.judge(case, (None, "", "", 0.1, [], "TypeError: x"))[0] == "traceback"
+    valid = ("simulate", "--runs", "1", True, ["simulate", "--runs=1"])
+    assert FZ.judge(valid, (0, "", "", 0.1, [], None))[0] == "ok"
+
+
+class _InProcess:
+    timeout = FZ.TIMEOUT
+
+    def __call__(self, argv):
+        return FZ.run_inprocess(argv)
+
+
+def _sweep(selected, runner):
+    counts, findings = FZ.fuzz(selected, runner)
+    for k, v in counts.items():
+        SWEEP[k] += v
+    STATS["invocations"] += len(selected)
+    STATS["tracebacks"] += counts["traceback"]
+    assert counts["ok"] == len(selected), findings
+
+
+def test_hostile_values_on_every_subcommand_sample():
+    """A seeded sample of the sweep, in-process: every subcommand, several options."""
+    _sweep(FZ.sample(FZ.cases(), 30, seed=2025), _InProcess())
+
+
+@pytest.mark.slow
+def test_hostile_values_on_every_subcommand_long():
+    """A larger seeded sample, each case in a worker process with a timeout."""
+    runner = FZ.Runner()
+    try:
+        _sweep(FZ.sample(FZ.cases(), 400, seed=7), runner)
+    finally:
+        runner.close()
+
+
+# ---------------------------------------------------------------------------
+# a closed stdout, a peer that is not a Dask scheduler
+# ---------------------------------------------------------------------------
+def test_a_closed_stdout_ends_quietly(tmp_path):
+    """``cascading bounds --list | head -0``: the reader is gone before anything is written;
+    no 'Broken pipe' error, the status of a process ended by SIGPIPE (141)."""
+    p = subprocess.Popen(
+        [*_script(), "bounds", "--list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    p.stdout.close()  # every write of the command now fails with EPIPE
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=300) == 141, err
+    assert err == "", err
+    STATS["invocations"] += 1
+
+
+def test_closed_stdout_in_process(monkeypatch, capsys):
+    import importlib
+
+    from cascading_bandits.reports import cli
+
+    def closed(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    sub = importlib.import_module("cascading_bandits.reports.cli.bounds")
+    monkeypatch.setattr(sub, "run", closed)
+    assert cli.main(["bounds", "--list"]) == cli.CLOSED_STDOUT
+    assert capsys.readouterr().err == ""
+
+
+@pytest.fixture
+def junk_server():
+    """A loopback server that answers every connection with bytes no Dask peer sends: a
+    frame length of 2**40, which distributed tries to allocate (MemoryError)."""
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                continue
+            with contextlib.suppress(OSError):
+                c.sendall((2**40).to_bytes(8, "little") * 4 + b"not dask" * 8)
+                c.close()
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    yield f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+    stop.set()
+    t.join(5)
+    srv.close()
+
+
+def test_a_peer_that_is_not_dask_is_named_so(junk_server, capsys, tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.chdir(tmp_path)
+    rc = main(
+        ["simulate", "--K", "2", "--runs", "1", "--horizon", "10", "--scheduler", junk_server]
+    )
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1, err
+    assert f"--scheduler {junk_server}: the address answered, but not as a Dask scheduler" in err
+    assert "out of memory" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_zz_report_counts(capsys):
     """Last in the file: the counts the fuzz tests above accumulated (shown with -s)."""
     assert STATS["tracebacks"] == 0
@@ -392,5 +598,6 @@ def test_zz_report_counts(capsys):
         print(
             f"\ncli fuzz: {STATS['invocations']} invocations, {STATS['tracebacks']} tracebacks, "
             f"{STATS['name_option']} messages name the option, "
-            f"{STATS['name_value']} name the value"
+            f"{STATS['name_value']} name the value; hostile-value sweep: "
+            + ", ".join(f"{v} {k}" for k, v in SWEEP.items())
         )
