@@ -317,8 +317,8 @@ def test_verify_merge_puts_the_verdicts_in_the_registrys_order():
 
 
 def test_verify_in_two_processes_gives_the_verdicts_of_one(tmp_path):
-    """The claims split over two processes (Monte-Carlo ones apart) give the verdicts a
-    single run gives: each claim draws from the root seed and its own id."""
+    """The claims split over two processes (those running the engine apart) give the
+    verdicts a single run gives: each claim draws from the root seed and its own id."""
     pytest.importorskip("cascading_bandits.verify")
     from cascading_bandits.reports.report_verify import VerifyBeside, _part_of, _verify_value
 
@@ -336,11 +336,12 @@ def test_verify_in_two_processes_gives_the_verdicts_of_one(tmp_path):
     assert two["value"]["caveats"] == one["value"]["caveats"] != []
 
     class C:
-        def __init__(self, method):
-            self.method = method
+        def __init__(self, *requires):
+            self.requires = requires
 
-    assert _part_of(C("monte-carlo"), 2) == 0 and _part_of(C("symbolic"), 2) == 1
-    assert _part_of(C("symbolic"), 1) == 0
+    engine = C("cascading_bandits.simulate.runner", "cascading_bandits.bounds.upper")
+    assert _part_of(engine, 2) == 0 and _part_of(C("cascading_bandits.simulate.counters"), 2) == 1
+    assert _part_of(C(), 2) == 1 and _part_of(C(), 1) == 0
     with pytest.raises(ValueError, match="processes"):
         VerifyBeside(2, 7, 1.0, processes=3)
 
