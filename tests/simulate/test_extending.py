@@ -20,6 +20,7 @@ from registry_cases import combos, specs
 from cascading_bandits.reports.cli import main
 from cascading_bandits.simulate import run_cell
 from cascading_bandits.simulate.experiments import b_lb_cell
+from cascading_bandits.simulate.models import MODEL_NAMES
 from cascading_bandits.simulate.policies import (
     Param,
     parse_policy,
@@ -114,7 +115,7 @@ def test_declared_policy_is_everywhere(toy, capsys):
 def test_registry_driven_checks_run_on_it(toy):
     """The equivalence, CRN and thread checks of the built-in policies, on the toy."""
     mine = [c for c in combos() if parse_policy(c[0]).name == NAME]
-    assert len(mine) == 2 * 2 * 2  # default + variant, two models, two orders
+    assert len(mine) == 2 * len(MODEL_NAMES) * 2  # default + variant, every model, two orders
     for policy, model, order in mine:
         eq.test_engine_equals_reference(policy, model, order, True, "blb")
         crn.test_every_policy_meets_the_users_draws(policy, model, order)

@@ -114,12 +114,12 @@ def test_cells_store_the_canonical_spec_and_keep_c():
     kw = dict(experiment="x", cell_id="c", model="cascade", weights=w, K=2)
     a = Cell(policy="cascade-klucb(c=3)", **kw)
     assert a.policy == "cascade-klucb" and a.c == 3.0 and a.params["policy"] == "cascade-klucb"
-    b = Cell(policy="cascade-klucb", c=0, **kw)
+    b = Cell(policy="cascade-klucb(c=0)", **kw)
     assert b.policy == "cascade-klucb(c=0)" and b.c == 0.0
-    assert Cell(policy="cascade-klucb(c=0)", **kw) == b
-    with pytest.raises(ValueError, match="contradicts"):
-        Cell(policy="cascade-klucb(c=1)", c=0, **kw)
-    assert Cell(policy="cascade-ucb1(alpha=2)", c=0, **kw).c == 3.0  # no c: default kept
+    # parameters come from the spec alone: there is no c argument to contradict it
+    with pytest.raises(TypeError):
+        Cell(policy="cascade-klucb", c=0, **kw)
+    assert Cell(policy="cascade-ucb1(alpha=2)", **kw).c == 3.0  # no c: the default 3
     assert Cell(policy="cascade-ts(prior=2,1)", **kw).params["policy"] == "cascade-ts(prior=2,1)"
 
 
@@ -129,7 +129,7 @@ def test_cell_ids_differ_by_parameters():
         for p in ("cascade-klucb", "cascade-klucb(c=0)", "cascade-klucb(c=1)")
     }
     assert len(ids) == 3
-    assert b_lb_cell("x", 8, 2, 0.2, 0.1, "cascade-klucb", c=0).cell_id.endswith(
+    assert b_lb_cell("x", 8, 2, 0.2, 0.1, "cascade-klucb(c=0)").cell_id.endswith(
         "cascade-klucb(c=0)-best-first"
     )
     # the paper's experiments keep their names (the default c = 3 is omitted)
