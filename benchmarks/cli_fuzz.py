@@ -40,12 +40,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import math
-import multiprocessing
 import os
 import random
 import re
+import select
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -246,50 +248,63 @@ def run_inprocess(argv):
     return status, out.getvalue(), err.getvalue(), seconds, left, escaped
 
 
-def _worker(conn):
+def serve() -> None:
+    """The worker: one JSON argv per line on stdin, one JSON result per line on the original
+    stdout (file descriptor 1 itself is pointed at /dev/null, so that nothing else written
+    there, by numba or a C library, can garble the answers)."""
     from cascading_bandits.bounds._pystack import deep_call
 
-    while True:
-        argv = conn.recv()
-        if argv is None:
-            return
-        conn.send(deep_call(run_inprocess, argv))
+    answers = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    for line in sys.stdin:
+        answers.write(json.dumps(deep_call(run_inprocess, json.loads(line))) + "\n")
 
 
 class Runner:
-    """Cases in a worker process with a per-case timeout; the worker is replaced after one."""
+    """Cases in a worker process (``python cli_fuzz.py --serve``) with a per-case timeout;
+    the worker is replaced after a timeout or a crash."""
 
     def __init__(self, timeout=TIMEOUT):
         self.timeout = timeout
-        self.ctx = multiprocessing.get_context("spawn")
         self.proc = None
 
     def _start(self):
-        self.conn, child = self.ctx.Pipe()
-        self.proc = self.ctx.Process(target=_worker, args=(child,), daemon=True)
-        self.proc.start()
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def _stop(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.proc = None
 
     def __call__(self, argv):
-        if self.proc is None or not self.proc.is_alive():
+        if self.proc is None or self.proc.poll() is not None:
             self._start()
-        self.conn.send(list(argv))
-        if self.conn.poll(self.timeout):
-            try:
-                return self.conn.recv()
-            except EOFError:  # the worker died (killed by the kernel, a crash)
-                self.proc = None
-                return None, "", "worker process died", self.timeout, [], "worker died"
-        self.proc.kill()
-        self.proc.join()
-        self.proc = None
-        return None, "", "", self.timeout, [], None  # timed out
+        self.proc.stdin.write(json.dumps(list(argv)) + "\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        if not ready:
+            self._stop()
+            return None, "", "", self.timeout, [], None  # timed out
+        line = self.proc.stdout.readline()
+        if not line:  # the worker died (killed by the kernel, a crash)
+            self._stop()
+            return None, "", "worker process died", self.timeout, [], "worker died"
+        return tuple(json.loads(line))
 
     def close(self):
-        if self.proc is not None and self.proc.is_alive():
-            self.conn.send(None)
-            self.proc.join(10)
-            if self.proc.is_alive():
-                self.proc.kill()
+        if self.proc is not None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self._stop()
 
 
 def judge(case, result, timeout=TIMEOUT) -> tuple[str, str]:
@@ -343,7 +358,11 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per case")
     ap.add_argument("--subcommand", action="append", help="only these (repeatable)")
     ap.add_argument("--verbose", action="store_true", help="one line per case")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # the worker
     a = ap.parse_args(argv)
+    if a.serve:
+        serve()
+        return 0
     every = cases(a.subcommand)
     selected = every if a.sample is None else sample(every, a.sample, a.seed)
     runner = Runner(a.timeout)
