@@ -41,7 +41,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import LogLocator
 
-from cascading_bandits.reports.figures import OKABE_ITO, POLICY_STYLE, _style
+from cascading_bandits.reports.figures import DPI, OKABE_ITO, POLICY_STYLE, _style
 
 __all__ = [
     "plot_regret",
@@ -64,9 +64,10 @@ PAPER_BOUNDS = ("theorem2", "theorem3", "theorem4")
 DEFAULT_FACTOR = 30.0
 #: log-spaced horizons each bound curve is evaluated at
 CURVE_POINTS = 24
-#: size (inches) and resolution of a figure plot_regret makes itself
+#: size (inches) and resolution of a figure plot_regret makes itself: the report's PNG
+#: resolution (:data:`reports.figures.DPI`)
 FIGSIZE = (7.0, 4.0)
-FIGURE_DPI = 150
+FIGURE_DPI = DPI
 #: text sizes (points) of a figure plot_regret makes itself, larger than a paper panel's
 _OWN_FIGURE = {
     "font.size": 9,

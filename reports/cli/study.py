@@ -9,9 +9,11 @@ Examples::
                     --policy cascade-klucb,ranked-klucb
     cascading study --weights 0.5,0.4,0.1,0.1 --K 2 --bound theorem3,theorem3-lp,theorem4
 
-Writes DIR/regret.png (7 x 4 in at 150 dpi) and DIR/regret.pdf: regret against n with 95%
-Student-t bands and the registered bounds (bounds.registry) that cover the policies at their
-parameters and apply to the instance, upper bounds dashed, lower bounds dash-dotted/dotted.
+Writes DIR/regret.png (7 x 4 in at the report's 300 dpi) and DIR/regret.pdf: regret against
+n with 95% Student-t bands and the registered bounds (bounds.registry) that cover the
+policies at their parameters and apply to the instance, upper bounds dashed, lower bounds
+dash-dotted/dotted. Policies are named as in the report (CascadeKL-UCB; parameters set away
+from their defaults follow: CascadeKL-UCB (c=0)).
 --bound chooses which are drawn: ``default`` (the paper's Theorems 2-4 and every bound within
 a factor 30 of the largest mean regret at n), ``all``, ``none``, or names; the others are
 named in the figure's notes with their value at n. DIR/summary.json holds, per policy, every

@@ -538,8 +538,8 @@ def test_cli_text_one_run_blb_and_dbn(tmp_path, capsys):
 
 
 def test_cli_bound_option_and_figure_size(tmp_path, capsys):
-    """--bound draws the bounds named; the PNG is 7 x 4 in at 150 dpi, its legend right of
-    the axes and narrower than 40% of the figure."""
+    """--bound draws the bounds named; the PNG is 7 x 4 in at the report's 300 dpi, its legend
+    right of the axes and narrower than 40% of the figure."""
     from PIL import Image
 
     out = tmp_path / "s"
@@ -550,7 +550,7 @@ def test_cli_bound_option_and_figure_size(tmp_path, capsys):
     assert set(doc["bounds"]["curves"]) == {"theorem3-lp", "theorem4"}
     assert "theorem2" in doc["policies"][1]["bounds"]  # the summary keeps every bound
     assert "*theorem3-lp" in text and "*theorem4" in text and "*theorem2 " not in text
-    assert Image.open(out / "regret.png").size == (1050, 600)
+    assert Image.open(out / "regret.png").size == (2100, 1200)
     code, _, err = _cli(capsys, *argv, "--bound", "none", "--overwrite")
     assert code == 0 and json.loads((out / "summary.json").read_text())["bounds"]["curves"] == {}
     code, _, err = _cli(capsys, *argv, "--bound", "theorem2,nope")
@@ -563,7 +563,7 @@ def test_cli_bound_option_and_figure_size(tmp_path, capsys):
     leg = ax.get_legend().get_window_extent(r)
     assert leg.x0 >= ax.get_window_extent(r).x1 and leg.x1 <= fig.bbox.x1
     assert leg.width < 0.4 * fig.bbox.width
-    assert tuple(fig.get_size_inches()) == (7.0, 4.0) and fig.dpi == 150
+    assert tuple(fig.get_size_inches()) == (7.0, 4.0) and fig.dpi == 300
 
 
 @pytest.mark.parametrize(
