@@ -123,7 +123,7 @@ def test_error_lines_have_no_numpy_reprs_or_newlines():
 
 
 def test_oserror_anywhere_is_one_line_naming_the_path(monkeypatch, capsys):
-    import cascading_bandits.bounds.cli as bcli
+    import cascading_bandits.reports.cli.bounds as bcli
 
     def boom(args):
         raise PermissionError(13, "Permission denied", "/some/where/file.json")

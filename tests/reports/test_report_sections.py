@@ -220,6 +220,8 @@ def test_exported_tables_hold_the_reports_numbers(fake_report):
         "bounds",
         "bounds_registry",
         "sharper_bounds",
+        "misspec_policies",
+        "misspec_bounds",
         "scaling",
         "order",
         "figure1",
