@@ -11,7 +11,7 @@ The CPU time is the process's, one thread.
 import argparse
 import sys
 
-from cascading_bandits.simulate.bench_cli import throughput
+from cascading_bandits.simulate.bench import throughput
 
 
 def main(argv=None) -> int:
