@@ -63,6 +63,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--limit", type=int, default=0, help="first N instances only (0: all)")
     ap.add_argument("--out", default=None, help="store the cells here (resumable)")
+    ap.add_argument(
+        "--workers", type=int, default=1, help="processes per cell (same numbers for any count)"
+    )
     ap.add_argument("--json", default=None, help="write the campaign here (refuses to overwrite)")
     ap.add_argument("--overwrite", action="store_true")
     a = ap.parse_args(argv)
@@ -87,6 +90,7 @@ def main(argv=None) -> int:
             runs=a.runs,
             seed=a.seed,
             out=a.out,
+            workers=a.workers,
             progress=progress,
         )
     except ValueError as e:
