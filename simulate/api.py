@@ -155,7 +155,10 @@ class RegretResult:
 
     @property
     def final_stderr(self) -> float:
-        """Standard error of :attr:`mean_regret` (NaN for one run)."""
+        """Standard error of :attr:`mean_regret` (NaN for one run): the ``stderr`` of
+        :meth:`summary` and of ``cascading simulate --json``, and
+        :attr:`simulate.results.CellResult.final_stderr` (:attr:`stderr` here is the
+        standard error at every checkpoint, an array)."""
         return float(self.stderr[-1])
 
     @property
@@ -196,7 +199,8 @@ class RegretResult:
 class StudyResults(Sequence):
     """The results of :func:`run`: one :class:`RegretResult` per policy, in the given order.
 
-    Indexable by position or by policy spec (``results["cascade-klucb"]``).
+    Indexable by position or by policy spec (``results["cascade-klucb"]``); ``keys()``,
+    ``values()`` and ``items()`` as a dict of policy spec -> result would give them.
 
     Attributes
     ----------
@@ -223,6 +227,18 @@ class StudyResults(Sequence):
     @property
     def policies(self) -> list[str]:
         return [r.policy for r in self.results]
+
+    def keys(self) -> list[str]:
+        """The policy specs, in order (so ``dict(results)`` maps each to its result)."""
+        return self.policies
+
+    def values(self) -> list[RegretResult]:
+        """The results, in order."""
+        return list(self.results)
+
+    def items(self) -> list[tuple[str, RegretResult]]:
+        """``(policy spec, RegretResult)`` pairs, in order: ``for pol, res in study.items()``."""
+        return [(r.policy, r) for r in self.results]
 
     def summary(self, level: float = BAND_LEVEL) -> list[dict]:
         """One :meth:`RegretResult.summary` per policy."""

@@ -275,3 +275,16 @@ def test_policy_parameters_come_from_the_spec_alone(klucb_c5):
     np.testing.assert_array_equal(mine[0].regret, same[0].regret)
     np.testing.assert_array_equal(mine[1].regret, same[1].regret)
     assert not np.array_equal(mine[0].regret, paper[0].regret)
+
+
+def test_study_results_is_a_mapping_too():
+    """keys/values/items as a dict of policy spec -> result; ``final_stderr`` is the JSON's
+    ``stderr`` and the cell's ``final_stderr``."""
+    res = run([0.5, 0.3, 0.1], K=1, policies=["oracle", "cascade-ucb1"], horizon=50, runs=2)
+    assert res.keys() == ["oracle", "cascade-ucb1"] and list(dict(res)) == res.keys()
+    assert [p for p, _ in res.items()] == res.keys()
+    assert all(r is res[p] for p, r in res.items()) and res.values()[1] is res[1]
+    assert dict(res)["cascade-ucb1"] is res[1]
+    for r in res.values():
+        assert r.summary()["stderr"] == r.final_stderr
+        assert r.final_stderr == pytest.approx(r.cell.final_stderr, rel=1e-12)
