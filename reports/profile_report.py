@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -379,37 +380,184 @@ def order_markdown(rows) -> str:
 # ---------------------------------------------------------------------------
 
 
+_CHUNK_NAME = re.compile(r"runs-(\d+)-(\d+)\.json")
+_CHUNK_ARRAYS = ("checkpoints", "regret", "counts")
+
+
+def _chunk_failure(path, what):
+    """The one-line ValueError of a damaged chunk: the file, what is wrong, the remedy."""
+    return ValueError(
+        f"benchmark chunk {path} {what}; delete the chunk's .json and .npz and rerun "
+        "benchmarks/asymptotic_runs.py to recompute it"
+    )
+
+
+def _reason(exc) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text[:120]}" if text else type(exc).__name__
+
+
+def _reject_constant(name):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def _chunk_doc(js: Path) -> dict:
+    """The ``.json`` of a chunk: ``params`` (a dict) and ``runs`` ``[r0, r1]`` matching its
+    name ``runs-<r0>-<r1>.json``; ValueError naming the file otherwise."""
+    try:
+        doc = json.loads(js.read_bytes().decode("utf-8"), parse_constant=_reject_constant)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise _chunk_failure(js, f"is unreadable ({_reason(exc)})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("params"), dict):
+        raise _chunk_failure(js, "is not a JSON object with a 'params' object")
+    runs = doc.get("runs")
+    m = _CHUNK_NAME.fullmatch(js.name)
+    if not m:
+        raise _chunk_failure(js, "is not named runs-<r0>-<r1>.json")
+    if (
+        not isinstance(runs, list)
+        or len(runs) != 2
+        or not all(isinstance(r, int) and not isinstance(r, bool) for r in runs)
+        or not 0 <= runs[0] < runs[1]
+        or runs != [int(m[1]), int(m[2])]
+    ):
+        raise _chunk_failure(
+            js, f"has 'runs' = {runs!r:.40}, not [r0, r1] with 0 <= r0 < r1 as in its name"
+        )
+    return doc
+
+
+def _npy_member(zf, name: str, fail) -> np.ndarray:
+    """One ``.npy`` member of a chunk's zip. Its header must account for exactly the bytes
+    the zip directory gives the member, checked before any data is read, so a damaged
+    header cannot make the loader allocate more than the file holds."""
+    info = zf.getinfo(f"{name}.npy")
+    with zf.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+        else:
+            fail(f"holds '{name}.npy' of .npy version {version}, not 1.0 or 2.0")
+        if dtype.hasobject:
+            fail(f"holds '{name}.npy' of Python objects (dtype {dtype})")
+        nbytes = dtype.itemsize * math.prod(shape)
+        if nbytes != info.file_size - f.tell():
+            fail(
+                f"holds '{name}.npy' whose header says shape {list(shape)} of {dtype.str} "
+                f"({nbytes} bytes) where the member has {info.file_size - f.tell()}"
+            )
+        data = f.read(nbytes + 1)  # to the end: zipfile checks the CRC-32 there
+    if len(data) != nbytes:
+        fail(f"holds '{name}.npy' truncated to {len(data)} of {nbytes} bytes")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+
+
+def _chunk_arrays(npz: Path) -> dict:
+    """``checkpoints``, ``regret``, ``counts`` of a chunk's ``.npz``; ValueError naming the
+    file if it is missing, not a zip, damaged or holds other members."""
+    import zipfile
+
+    def fail(what):
+        raise _chunk_failure(npz, what)
+
+    if not npz.is_file():
+        raise _chunk_failure(npz.with_suffix(".json"), f"has no {npz.name} beside it")
+    try:
+        with zipfile.ZipFile(npz) as zf:
+            have = sorted(zf.namelist())
+            want = sorted(f"{n}.npy" for n in _CHUNK_ARRAYS)
+            if have != want:
+                fail(f"holds {have}, not exactly {want}")
+            return {n: _npy_member(zf, n, fail) for n in _CHUNK_ARRAYS}
+    except ValueError as exc:
+        if str(exc).startswith("benchmark chunk "):  # ours, from fail()
+            raise
+        fail(f"is unreadable ({_reason(exc)})")
+    # anything a damaged zip or .npy raises (BadZipFile, RuntimeError for an "encrypted"
+    # member, NotImplementedError for an unknown compression, zlib.error, EOFError, OSError,
+    # MemoryError, ...) means the file is damaged
+    except Exception as exc:  # noqa: BLE001
+        fail(f"is unreadable ({_reason(exc)})")
+
+
+def _chunk(js: Path, cell_dir: str) -> tuple:
+    """(params, [r0, r1], CellResult of the chunk's runs) of one complete chunk, checked as
+    a stored cell is (:func:`simulate.results.check_result`, with ``runs`` the chunk's)."""
+    from cascading_bandits.simulate.results import CellResult, check_params, check_result
+
+    doc = _chunk_doc(js)
+    params, (r0, r1) = doc["params"], doc["runs"]
+    try:
+        check_params(params)
+    except ValueError as exc:
+        raise _chunk_failure(js, f"has bad params ({exc})") from None
+    if params["cell_id"] != cell_dir:
+        raise _chunk_failure(
+            js, f"is of cell {params['cell_id']!r:.60}, not of its directory {cell_dir!r:.60}"
+        )
+    if r1 > params["runs"]:
+        raise _chunk_failure(js, f"holds runs {r0}-{r1} of a cell of {params['runs']} runs")
+    arrays = _chunk_arrays(js.with_suffix(".npz"))
+    try:
+        res = CellResult(
+            {**params, "runs": r1 - r0},
+            arrays["checkpoints"],
+            arrays["regret"],
+            arrays["counts"],
+        )
+        check_result(res)
+    except ValueError as exc:
+        raise _chunk_failure(
+            js.with_suffix(".npz"), f"is not a valid result of runs {r0}-{r1} ({exc})"
+        ) from None
+    return params, [r0, r1], res
+
+
 def load_asymptotic(directory) -> dict:
     """Runs stored by ``benchmarks/asymptotic_runs.py``: ``{cell_id: {...}}``.
 
     Each value holds ``params`` (the cell), ``checkpoints`` (m,), ``regret`` (runs, m) and
     ``counts`` (runs, L) (``T_n(e)`` at the horizon) of every complete chunk (a chunk is
     complete when its ``.json`` exists), in run order.
+
+    Every chunk is checked as a stored cell is: its ``.json`` parses to ``params`` and
+    ``runs`` ``[r0, r1]`` (as in its name ``runs-<r0>-<r1>.json``), its ``.npz`` holds
+    exactly the three arrays, and they are a result the engine can produce for ``r1 - r0``
+    runs of the cell (:func:`simulate.results.check_result`: shapes, finite regret,
+    non-negative and non-decreasing up to rounding, counts in range); the chunks of a cell
+    share ``params`` and ``checkpoints``, and their runs do not overlap. Anything else --
+    a truncated or damaged file, a missing ``.npz``, another member -- is a one-line
+    ValueError naming the file and what is wrong.
     """
     d = Path(directory)
     if not d.is_dir():
         raise ValueError(f"directory {str(d)!r} does not exist")
     out = {}
     for sub in sorted(p for p in d.iterdir() if p.is_dir()):
-        chunks = sorted(sub.glob("runs-*.json"))
-        regs, cnts, cp, params = [], [], None, None
-        for js in chunks:
-            doc = json.loads(js.read_text())
-            with np.load(js.with_suffix(".npz"), allow_pickle=False) as z:
-                c = z["checkpoints"]
-                if cp is not None and not np.array_equal(cp, c):
-                    raise ValueError(f"{js}: checkpoints differ from the other chunks")
-                cp = c
-                regs.append(z["regret"])
-                cnts.append(z["counts"])
-            params = doc["params"]
-        if regs:
-            out[sub.name] = {
-                "params": params,
-                "checkpoints": cp,
-                "regret": np.vstack(regs),
-                "counts": np.vstack(cnts),
-            }
+        chunks = sorted(
+            ((_chunk(js, sub.name), js) for js in sub.glob("runs-*.json")),
+            key=lambda c: c[0][1],
+        )
+        if not chunks:
+            continue
+        (params, _, first), _ = chunks[0]
+        end = 0
+        for (p, (r0, r1), res), js in chunks:
+            if p != params:
+                raise _chunk_failure(js, f"has other params than {chunks[0][1].name}")
+            if not np.array_equal(res.checkpoints, first.checkpoints):
+                raise _chunk_failure(js, f"has other checkpoints than {chunks[0][1].name}")
+            if r0 < end:
+                raise _chunk_failure(js, f"holds runs {r0}-{r1}, which another chunk holds")
+            end = r1
+        out[sub.name] = {
+            "params": params,
+            "checkpoints": first.checkpoints,
+            "regret": np.vstack([c[0][2].regret for c in chunks]),
+            "counts": np.vstack([c[0][2].counts for c in chunks]),
+        }
     return out
 
 
