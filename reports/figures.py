@@ -117,8 +117,44 @@ def _thousands(v, _pos=None) -> str:
     return "0" if v == 0 else f"{v / 1000:g}k"
 
 
+#: the name figures and tables give each registered policy (the paper's names where it has
+#: them); :func:`display_name` adds the parameters a spec sets away from their defaults
+POLICY_NAMES = {
+    **{k: v[2] for k, v in POLICY_STYLE.items()},
+    "cascade-ucbv": "CascadeUCB-V",
+    "cascade-egreedy": "Cascade ε-greedy",
+    "toprank": "TopRank",
+    "ts-cascade": "TS-Cascade",
+}
+
+
+def display_name(policy) -> str:
+    """The one name a figure or table gives a policy spec, in the report and in
+    ``cascading study`` alike.
+
+    The registered name's entry of :data:`POLICY_NAMES` (``cascade-klucb`` is
+    ``CascadeKL-UCB``), followed by the parameters the spec sets away from their defaults
+    (``cascade-klucb(c=0)`` is ``CascadeKL-UCB (c=0)``, ``cascade-klucb(c=3)`` is
+    ``CascadeKL-UCB``); a policy without an entry keeps its registered name, and a spec the
+    policy registry does not know is shown as written.
+    """
+    if policy in POLICY_NAMES:  # a plain registered name: no parse (nor registry import)
+        return POLICY_NAMES[policy]
+    from cascading_bandits.simulate.policies import parse_policy as registered
+
+    try:
+        spec = registered(policy)
+    except (TypeError, ValueError):
+        return str(policy)
+    base = POLICY_NAMES.get(spec.name, spec.name)
+    inner = spec.text[len(spec.name) :].strip()
+    return f"{base} {inner}" if inner else base
+
+
 def _policy_style(policy):
-    return POLICY_STYLE.get(policy, (OKABE_ITO["purple"], "-", policy))
+    """(colour, line style, :func:`display_name`) of a policy spec."""
+    colour, ls, _ = POLICY_STYLE.get(policy, (OKABE_ITO["purple"], "-", None))
+    return colour, ls, display_name(policy)
 
 
 def band(ax, t, mean, se, *, color, label=None, linestyle="-"):

@@ -39,9 +39,15 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import LogLocator
 
-from cascading_bandits.reports.figures import DPI, OKABE_ITO, POLICY_STYLE, _style
+from cascading_bandits.reports.figures import (  # noqa: F401 (display_name re-exported)
+    DPI,
+    OKABE_ITO,
+    POLICY_STYLE,
+    _style,
+    display_name,
+    log_scale,
+)
 
 __all__ = [
     "plot_regret",
@@ -134,22 +140,6 @@ def policy_params(policy: str) -> tuple[str, dict]:
     except ValueError:
         return parse_policy(policy)
     return spec.name, spec.params
-
-
-def display_name(policy: str) -> str:
-    """The name a figure shows for a policy spec: the paper's name of the policy
-    (:data:`reports.figures.POLICY_STYLE`: ``cascade-klucb`` is ``CascadeKL-UCB``) followed
-    by the parameters the spec sets away from their defaults (``CascadeKL-UCB (c=0)``); a
-    policy without a paper name keeps its registered name."""
-    from cascading_bandits.simulate.policies import parse_policy as registered
-
-    try:
-        spec = registered(policy)
-    except ValueError:
-        return str(policy)
-    base = POLICY_STYLE.get(spec.name, (None, None, spec.name))[2]
-    inner = spec.text[len(spec.name) :].strip()
-    return f"{base} {inner}" if inner else base
 
 
 #: time of :func:`applicable_bounds` relative to :func:`bounds.overview.overview` on the same
@@ -686,10 +676,9 @@ def plot_regret(
                 v = np.where(v > 0, v, np.nan)
             ax.plot(n, v, color=colour, linestyle=ls, linewidth=1.0, label=label)
         if logx:
-            ax.set_xscale("log")
-            ax.xaxis.set_major_locator(LogLocator(base=10, numticks=7))
+            log_scale(ax, "x", numticks=7)
         if logy:
-            ax.set_yscale("log")
+            log_scale(ax, "y")
             if floor is not None:
                 ax.set_ylim(bottom=floor / 2)
         ax.set_xlabel("step n")

@@ -38,6 +38,7 @@ import numpy as np
 from scipy import stats
 
 from cascading_bandits.reports import tables as T
+from cascading_bandits.reports.figures import display_name
 from cascading_bandits.reports.profile_report import profile_chains
 from cascading_bandits.reports.report_cache import cached_figures, code_version
 from cascading_bandits.reports.section_base import PAPER_HORIZON, Section
@@ -66,7 +67,6 @@ PAPER_BOUND = {"cascade-ucb1": "theorem2", "cascade-klucb": "theorem3"}
 #: the ratio bound / measured regret aimed at (drawn dotted in the figure)
 TARGETS = {"cascade-ucb1": 4.0, "cascade-klucb": 3.0}
 POLICIES = ("cascade-ucb1", "cascade-klucb")
-_LABEL = {"cascade-ucb1": "CascadeUCB1", "cascade-klucb": "CascadeKL-UCB"}
 #: the stored worst-case measurement, shipped with the package
 WORSTCASE_PATH = Path(__file__).resolve().parent / "data" / "worstcase_vs_K.json"
 #: figure stems this section writes
@@ -289,7 +289,7 @@ def bounds_markdown(rows: list[dict], policy: str) -> str:
         )
     key = "; ".join(f"`{n}`: {next(r for r in mine if r['bound'] == n)['title']}" for n in names)
     return (
-        f"**{_LABEL[policy]}** (bound / measured regret in brackets):\n\n"
+        f"**{display_name(policy)}** (bound / measured regret in brackets):\n\n"
         + table
         + "\n\n"
         + (f"Bound / measured: {'; '.join(lines)}. " if lines else "")
@@ -388,7 +388,7 @@ def sharper_figure(rows: list[dict], *, targets=None, axes=None):
             ax.set_xticks(np.arange(len(insts)))
             ax.set_xticklabels([_short(r) for r in (_first(mine, i) for i in insts)], fontsize=6)
             ax.set_ylabel("bound / measured R(n)")
-            ax.set_title(f"{_LABEL[pol]}, n = {mine[0]['n']:,}", loc="left")
+            ax.set_title(f"{display_name(pol)}, n = {mine[0]['n']:,}", loc="left")
             ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=5.5)
         axes[-1].set_xlabel(f"Table 1 instance B_LB(L, K, p = {rows[0]['p']:g}, Δ): L, K, Δ")
     return fig
@@ -510,7 +510,7 @@ def factors_markdown(rows: list[dict], policy: str) -> str:
                 line += [f"**{r['binomial_total']:.2f}**"]
         body.append(line)
     return (
-        f"**{_LABEL[policy]}**:\n\n"
+        f"**{display_name(policy)}**:\n\n"
         + T.markdown_table(head, body, "lrr" + "r" * (len(head) - 3))
         + "\n"
     )
@@ -700,7 +700,7 @@ def sharper_md(ctx) -> str:
             f"values); the measured regret is the mean over the runs with a 95% Student-t "
             "interval; bound / measured is in brackets, and its interval is in "
             "`tables/sharper_bounds.csv`. The targets are "
-            + " and ".join(f"{TARGETS[p]:g}× for {_LABEL[p]}" for p in POLICIES)
+            + " and ".join(f"{TARGETS[p]:g}× for {display_name(p)}" for p in POLICIES)
             + ".\n"
         )
         if n != PAPER_HORIZON:
