@@ -11,10 +11,17 @@ run of horizon ``n``. Both are in expected clicks. In the cascade model that is 
 toolkit's regret (one click at most: expected clicks = ``f(A)``). In the DBN model with one
 satisfaction probability ``nu`` (what a cell holds), Assumption 32.1 holds with ``alpha =
 rho`` and the toolkit's regret (satisfaction) is ``nu`` times the regret in clicks, so the
-bound holds a fortiori; the registry's premises see only the weights and K, so a DBN with
-per-item ``nu`` (built by hand, not by a cell) is outside what they check. The
-position-based and dependent click models: :func:`bounds.toprank.assumption_32_1_reason`
-(the registry does not list these models).
+bound holds a fortiori; a DBN with per-item ``nu`` (built by hand, not by a cell) is outside
+what the premises check.
+
+The position-based model (PBM) is listed too: its reward is the expected number of clicks,
+the theorem's own regret, and Assumption 32.1 holds when the examination probabilities do
+not increase down the list, ``kappa_1 >= ... >= kappa_K`` (docs/toprank.md; with distinct
+attractiveness the condition is also necessary). The premise :data:`PBM_EXAMINATION` reads
+``kappa`` from the :class:`bounds.registry.ModelView` the bound is asked under; asked with
+the bare name ``"pbm"`` (no ``kappa``) it fails, so a PBM without its parameters is never
+covered by default. The dependent click model is not listed: the toolkit's DCM regret is in
+satisfaction, not in clicks, and Theorem 32.2 bounds the regret in clicks.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ _SOURCE = (
 )
 #: TopRank at its default, delta = 1/n
 _COVERS = (Covers("toprank", delta=1.0),)
-_MODELS = ("cascade", "dbn")
+_MODELS = ("cascade", "dbn", "pbm")
 
 
 def _distinct_top(inst, n):
@@ -47,11 +54,29 @@ DISTINCT_TOP = Premise(
 )
 
 
+def _pbm_examination(inst, n, model):
+    if model.name != "pbm":
+        return True
+    kappa = model.get("kappa")
+    if kappa is None or kappa.size < inst.K:
+        return False
+    reason = toprank.assumption_32_1_reason("pbm", inst.weights, inst.K, kappa=kappa[: inst.K])
+    return reason is None
+
+
+PBM_EXAMINATION = Premise(
+    "PBM users only: examination probabilities given and non-increasing over the positions, "
+    "kappa_1 >= ... >= kappa_K (Assumption 32.1)",
+    _pbm_examination,
+    on_model=True,
+)
+
+
 def _notes(inst, n):
     return [
         "delta = 1/n: toprank at its default (delta = 1)",
         f"c = 4 sqrt(2/pi)/erf(sqrt 2) = {toprank.EXERCISE_20_11_C:.6f} (Exercise 20.11)",
-        "in expected clicks: the cascade regret; DBN (one nu): regret = nu x clicks regret",
+        "in expected clicks: the cascade and PBM regret; DBN (one nu): regret = nu x clicks regret",
     ]
 
 
@@ -65,7 +90,7 @@ register_bound(
         gap="dependent",
         covers=_COVERS,
         algorithm="TopRank (delta = 1/n)",
-        premises=(DISTINCT_TOP,),
+        premises=(DISTINCT_TOP, PBM_EXAMINATION),
         models=_MODELS,
         evaluate=lambda inst, n: toprank.theorem32_2_gap_dependent(inst.weights, inst.K, n),
         source=_SOURCE,
@@ -86,6 +111,7 @@ register_bound(
         gap="free",
         covers=_COVERS,
         algorithm="TopRank (delta = 1/n)",
+        premises=(PBM_EXAMINATION,),
         models=_MODELS,
         evaluate=lambda inst, n: toprank.theorem32_2_gap_free(inst.L, inst.K, n),
         source=_SOURCE + "; failure term and pair count derived from eq. (32.5), Lemma 32.4 "

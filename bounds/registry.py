@@ -74,6 +74,8 @@ __all__ = [
     "load_bounds",
     "catalog_modules",
     "model_name",
+    "ModelView",
+    "model_view",
 ]
 
 KINDS = ("upper", "lower")
@@ -113,8 +115,68 @@ def model_name(model: str = "cascade", nu=None, gamma=None, lam=None) -> str:
 
 
 @dataclass(frozen=True)
+class ModelView:
+    """The click model a bound is asked about: its name and the parameters its premises read.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`MODELS`, as :func:`model_name` reduces it (a DBN with ``nu = gamma = 1``
+        is ``"cascade"``).
+    params : tuple of (str, tuple of float)
+        The model's parameters by name (``kappa``, ``lam``, ``nu``, ``gamma``), each as a
+        tuple of floats; a parameter not given is absent (a premise that needs it fails).
+
+    A plain model name passed where a model is asked for is the view with no parameters.
+    """
+
+    name: str
+    params: tuple = ()
+
+    def __post_init__(self):
+        V.choice("model", self.name, MODELS)
+
+    def get(self, key: str):
+        """The parameter ``key`` as a float64 array, or None if it was not given."""
+        for k, v in self.params:
+            if k == key:
+                return np.asarray(v, dtype=np.float64)
+        return None
+
+
+def model_view(model="cascade", *, nu=None, gamma=None, kappa=None, lam=None) -> ModelView:
+    """The :class:`ModelView` of a click model with its parameters (validated probabilities).
+
+    The name is reduced as :func:`model_name` does; the parameters given are kept as they are
+    (so that premises can read them), whatever the reduced name.
+    """
+    if isinstance(model, ModelView):
+        if (nu, gamma, kappa, lam) != (None, None, None, None):
+            raise ValueError("model: give parameters either in the ModelView or as arguments")
+        return model
+    name = model_name(model, nu=nu, gamma=gamma, lam=lam)
+    params = []
+    for key, val in (("nu", nu), ("gamma", gamma), ("kappa", kappa), ("lam", lam)):
+        if val is not None:
+            arr = np.atleast_1d(V.probabilities(key, val, ndim=None))
+            params.append((key, tuple(float(x) for x in arr.reshape(-1))))
+    return ModelView(name, tuple(params))
+
+
+def _as_model(model) -> ModelView:
+    """A :class:`ModelView` from a view or a model name (ValueError for anything else)."""
+    if isinstance(model, ModelView):
+        return model
+    if not isinstance(model, str):
+        raise ValueError(
+            f"model must be one of {', '.join(MODELS)} or a ModelView, got {V.show(model)}"
+        )
+    return ModelView(V.choice("model", model, MODELS))
+
+
+@dataclass(frozen=True)
 class Premise:
-    """A condition a bound needs, on the instance and (optionally) the horizon.
+    """A condition a bound needs, on the instance and (optionally) the horizon or click model.
 
     Parameters
     ----------
@@ -123,16 +185,28 @@ class Premise:
     holds : callable ``(inst: CascadeInstance, n: int or None) -> bool``
         ``n`` is None when the question is asked of the instance alone (a plot over many
         horizons); a premise about n then answers True and is checked per horizon.
+        With ``on_model=True`` it is called as ``holds(inst, n, model)``, ``model`` a
+        :class:`ModelView` (e.g. a PBM's examination probabilities must be non-increasing).
+    on_model : bool
+        Whether ``holds`` reads the click model.
     """
 
     text: str
     holds: Callable
+    on_model: bool = False
 
     def __post_init__(self):
         if not isinstance(self.text, str) or not self.text.strip():
             raise ValueError("a premise needs a non-empty text")
         if not callable(self.holds):
             raise ValueError(f"premise {self.text!r}: holds must be callable")
+
+    def check(self, inst, n, model: ModelView) -> bool:
+        """Whether the premise holds (a ValueError inside ``holds`` counts as not holding)."""
+        try:
+            return bool(self.holds(inst, n, model) if self.on_model else self.holds(inst, n))
+        except ValueError:
+            return False
 
 
 UNIQUE_OPTIMUM = Premise(
@@ -349,7 +423,7 @@ class Bound:
         """The first covered policy as a spec text (``cascade-klucb(c=3)``), or ``any``."""
         return ANY_POLICY if self.covers == ANY_POLICY else self.covers[0].text
 
-    def failed_premise(self, inst, n=None, model: str = "cascade") -> str | None:
+    def failed_premise(self, inst, n=None, model="cascade") -> str | None:
         """The text of the first premise that fails (None if the bound applies).
 
         Parameters
@@ -357,35 +431,35 @@ class Bound:
         inst : CascadeInstance
         n : int or None
             None asks about the instance alone (premises on n answer True).
-        model : str
-            The click model, as :func:`model_name` gives it.
+        model : str or ModelView
+            The click model, as :func:`model_name` gives it, or with its parameters
+            (:func:`model_view`) for premises that read them; a name alone has no parameters.
         """
-        if model not in self.models:
-            return f"the {' or '.join(self.models)} click model (got {model})"
+        view = _as_model(model)
+        if view.name not in self.models:
+            return f"the {' or '.join(self.models)} click model (got {view.name})"
         for p in self.premises:
-            try:
-                ok = bool(p.holds(inst, n))
-            except ValueError:
-                ok = False
-            if not ok:
+            if not p.check(inst, n, view):
                 return p.text
         return None
 
-    def applies(self, inst, n=None, model: str = "cascade") -> bool:
+    def applies(self, inst, n=None, model="cascade") -> bool:
         return self.failed_premise(inst, n, model) is None
 
     def premise_texts(self) -> list:
         return [p.text for p in self.premises]
 
     # -- its value ----------------------------------------------------------------------
-    def __call__(self, instance, n, K=None, model: str = "cascade"):
+    def __call__(self, instance, n, K=None, model="cascade"):
         """The bound at horizon(s) ``n``: float for a scalar, ndarray of n's shape otherwise.
 
-        Raises ValueError (naming the premise) where a premise fails, for an order-only
-        bound as for any other (its value is the rate).
+        ``model`` is a model name or a :class:`ModelView`. Raises ValueError (naming the
+        premise) where a premise fails, for an order-only bound as for any other (its value
+        is the rate).
         """
         inst = as_instance(instance, K)
         n_arr, scalar = _horizons(n)
+        model = _as_model(model)
         flat = n_arr.reshape(-1)
         why = self.failed_premise(inst, None, model)
         if why is None and flat.size:
@@ -426,7 +500,10 @@ class Bound:
 
 def _horizons(n):
     """Validated integer horizon(s) >= 1 as an int64 array and whether n was a scalar."""
-    a = np.asarray(n)
+    try:
+        a = np.asarray(n)
+    except ValueError:  # a ragged list
+        a = np.asarray(None, dtype=object)
     scalar = a.ndim == 0
     if a.dtype == object or not (
         np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)

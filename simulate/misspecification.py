@@ -34,7 +34,7 @@ from scipy import stats
 
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.bounds.instance import CascadeInstance
-from cascading_bandits.bounds.registry import PremiseError, bounds_for_policy, model_name
+from cascading_bandits.bounds.registry import PremiseError, bounds_for_policy, model_view
 from cascading_bandits.simulate.api import run
 from cascading_bandits.simulate.models import MODEL_NAMES
 from cascading_bandits.simulate.policies import parse_policy
@@ -79,16 +79,17 @@ def _sig(x, digits: int = 6) -> float:
     return float(f"{float(x):.{digits - 1}e}")
 
 
-def bound_verdicts(inst: CascadeInstance, model: str, policy: str, horizon: int, lo, hi):
+def bound_verdicts(inst: CascadeInstance, model, policy: str, horizon: int, lo, hi):
     """The registered upper bounds with a constant covering ``policy``, judged at ``horizon``.
 
     Parameters
     ----------
     inst : CascadeInstance
         The attraction probabilities and K (a PBM / DCM instance's ``w``).
-    model : str
-        The click model the regret was measured in (``"cascade"``, ``"pbm"``, ``"dcm"``,
-        ``"dbn"``, as :func:`bounds.registry.model_name` sees it).
+    model : str or bounds.registry.ModelView
+        The click model the regret was measured in, with its parameters
+        (:func:`bounds.registry.model_view`; a bare name has none, so a premise on them
+        fails, e.g. TopRank's under the PBM needs ``kappa``).
     policy : str
         A policy spec (``"cascade-klucb"``, ``"toprank(delta=0.01)"``).
     horizon : int
@@ -104,15 +105,16 @@ def bound_verdicts(inst: CascadeInstance, model: str, policy: str, horizon: int,
         proved for, None if an instance premise fails), ``verdict``.
     """
     spec = parse_policy(policy)
+    view = model_view(model)
     out = []
     for b in bounds_for_policy(spec.name, spec.params, kind="upper", form="constant"):
-        failed = b.failed_premise(inst, horizon, model)
-        model_ok = model in b.models
+        failed = b.failed_premise(inst, horizon, view)
+        model_ok = view.name in b.models
         # the instance's premises alone, asked in a model the bound is proved for
-        failed_inst = b.failed_premise(inst, horizon, model if model_ok else b.models[0])
+        failed_inst = b.failed_premise(inst, horizon, view if model_ok else b.models[0])
         value = None
         try:
-            value = float(b(inst, horizon, model=model if model_ok else b.models[0]))
+            value = float(b(inst, horizon, model=view if model_ok else b.models[0]))
         except PremiseError:
             value = None
         if value is None or not (math.isfinite(lo) and math.isfinite(hi)):
@@ -229,8 +231,7 @@ def run_instance(
         workers=workers,
     )
     inst = CascadeInstance(np.asarray(inst_real.weights, float), inst_real.K)
-    lam = res.spec.get("lam")
-    seen = model_name(model, lam=lam) if model == "dcm" else model_name(model)
+    seen = model_view(model, kappa=res.spec.get("kappa"), lam=res.spec.get("lam"))
     rows, final = [], {}
     q = _t(level, runs)
     for r in res:
@@ -259,7 +260,7 @@ def run_instance(
     return {
         "instance": inst_real.name,
         "model": model,
-        "model_seen": seen,
+        "model_seen": seen.name,
         "L": inst_real.L,
         "K": inst_real.K,
         "horizon": int(res[0].horizon),

@@ -575,57 +575,47 @@ def test_public_function_hostile_inputs(name):
     )
 
 
-#: hostile calls of every registered bound that fail in bounds/registry.py, outside this
-#: audit's files: ``Bound.__call__`` hands a ragged ``n`` to numpy (its message does not name
-#: n) and compares an array ``model`` with strings (numpy's truth-value error). Skipped in the
-#: audit; :func:`test_registry_open_cases` fails once they are fixed, to drop them here.
-REGISTRY_OPEN = [
+#: hostile calls that once failed in bounds/registry.py (a ragged ``n`` handed to numpy, an
+#: array ``model`` compared with strings): audited with every bound, and here on their own
+REGISTRY_CASES = [
     ("n", [[0.1], [0.2, 0.3]]),
     ("n", [0.3, [0.2]]),
     ("model", np.array([[0.3, 0.2], [0.1, 0.4]])),
     ("model", np.array([])),
+    ("model", 3),
 ]
-
-
-def _open_case(failure: str) -> bool:
-    return any(failure.startswith(f"{p}={_show(v)}:") for p, v in REGISTRY_OPEN)
 
 
 @pytest.mark.parametrize("name", sorted(BOUNDS))
 def test_registered_bound_hostile_inputs(name):
     fn, base = BOUNDS[name]
     calls, failures = audit(name, fn, base)
-    failures = [f for f in failures if not _open_case(f)]
     assert not failures, f"{name}: {len(failures)} of {calls} calls failed:\n" + "\n".join(
         failures[:25]
     )
 
 
-@pytest.mark.xfail(strict=True, reason="bounds/registry.py: ragged n and array model unchecked")
-def test_registry_open_cases():
+def test_registry_ragged_n_and_array_model_are_refused_clearly():
     fn, base = BOUNDS["bound:theorem2"]
-    for p, v in REGISTRY_OPEN:
-        assert check_call("bound:theorem2", fn, {**base, p: v}, p, v) is None
+    for p, v in REGISTRY_CASES:
+        assert check_call("bound:theorem2", fn, {**base, p: v}, p, v) is None, (p, v)
+        with pytest.raises(ValueError, match=f"^{p} must"):
+            fn(**{**base, p: v})
 
 
 def main() -> int:  # pragma: no cover - the counting entry point
-    total = bad = registry = 0
+    total = bad = 0
     rows = [(n, FUNCTIONS[n], BASE[n]) for n in sorted(BASE)]
     rows += [(n, *BOUNDS[n]) for n in sorted(BOUNDS)]
     for name, fn, base in rows:
         calls, failures = audit(name, fn, base)
-        if name.startswith("bound:"):
-            registry += sum(_open_case(f) for f in failures)
         total += calls
         bad += len(failures)
         if failures:
             print(f"{name}: {len(failures)} / {calls}")
             for f in failures[: int(sys.argv[1]) if len(sys.argv) > 1 else 3]:
                 print("    " + f[:300])
-    print(
-        f"[hostile audit] {len(rows)} functions and bounds, {total} calls, {bad} failed "
-        f"({registry} of them REGISTRY_OPEN, in bounds/registry.py)"
-    )
+    print(f"[hostile audit] {len(rows)} functions and bounds, {total} calls, {bad} failed")
     return 1 if bad else 0
 
 

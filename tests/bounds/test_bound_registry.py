@@ -25,6 +25,7 @@ from cascading_bandits.bounds.registry import (
     all_bounds,
     bound_names,
     get_bound,
+    model_view,
     register_bound,
     unregister_bound,
 )
@@ -135,7 +136,7 @@ def test_failed_premise_names_the_broken_premise(name):
     model = _model(b)
     for inst in BREAKERS + CANDIDATES:
         for n in (None, 1, 2):
-            broken = [p.text for p in b.premises if not _holds(p, inst, n)]
+            broken = [p.text for p in b.premises if not _holds(p, inst, n, model)]
             got = b.failed_premise(inst, n, model)
             if broken:
                 assert got == broken[0], (inst.weights, inst.K, n, got, broken)
@@ -156,8 +157,10 @@ def test_failed_premise_names_the_broken_premise(name):
         assert why is not None and "click model" in why
 
 
-def _holds(p, inst, n):
+def _holds(p, inst, n, model):
     try:
+        if p.on_model:
+            return bool(p.holds(inst, n, model_view(model)))
         return bool(p.holds(inst, n))
     except ValueError:
         return False
@@ -284,3 +287,57 @@ def test_get_bound_unknown_lists_the_names(bad):
         get_bound(bad)
     for name in NAMES:
         assert name in str(err.value)
+
+
+def test_model_view_carries_parameters_and_rejects_bad_ones():
+    from cascading_bandits.bounds.registry import ModelView, model_view
+
+    v = model_view("pbm", kappa=[0.9, 0.4])
+    assert v.name == "pbm" and v.get("kappa").tolist() == [0.9, 0.4] and v.get("lam") is None
+    # reduced names as model_name gives them; the parameters stay readable
+    assert model_view("dcm", lam=[0.0, 0.0]).name == "cascade"
+    assert model_view("dbn", nu=1.0, gamma=1.0).name == "cascade"
+    assert model_view(v) is v
+    for bad, msg in (
+        (dict(model="pbm", kappa=[1.2]), "kappa must lie in"),
+        (dict(model="pbm", kappa=[float("nan")]), "kappa"),
+        (dict(model="zzz"), "model"),
+        (dict(model=v, kappa=[0.5]), "either in the ModelView"),
+    ):
+        with pytest.raises(ValueError, match=msg):
+            model_view(**bad)
+    with pytest.raises(ValueError, match="model"):
+        ModelView("position-based")
+
+
+def test_premise_on_model_sees_the_view():
+    from cascading_bandits.bounds.instance import CascadeInstance
+    from cascading_bandits.bounds.registry import Bound, Covers, Premise, model_view
+
+    seen = []
+
+    def holds(inst, n, model):
+        seen.append(model.name)
+        k = model.get("kappa")
+        return k is not None and float(k[0]) > 0.5
+
+    b = Bound(
+        name="test-model-premise",
+        title="t",
+        label="t",
+        kind="upper",
+        form="constant",
+        gap="free",
+        covers=(Covers("cascade-ucb1"),),
+        evaluate=lambda inst, n: n.astype(float),
+        source="test",
+        rate="n",
+        premises=(Premise("kappa_1 > 1/2", holds, on_model=True),),
+        models=("pbm",),
+    )
+    inst = CascadeInstance((0.5, 0.2), 1)
+    assert b.failed_premise(inst, 10, "pbm") == "kappa_1 > 1/2"
+    assert b.failed_premise(inst, 10, model_view("pbm", kappa=[0.6])) is None
+    assert b(inst, 10, model=model_view("pbm", kappa=[0.6])) == 10.0
+    assert "pbm click model (got cascade)" in b.failed_premise(inst, 10, "cascade")
+    assert seen == ["pbm", "pbm", "pbm", "pbm"]

@@ -15,7 +15,7 @@ import pytest
 
 from cascading_bandits.bounds import toprank as T
 from cascading_bandits.bounds.instance import CascadeInstance, b_lb
-from cascading_bandits.bounds.registry import PremiseError, get_bound
+from cascading_bandits.bounds.registry import PremiseError, get_bound, model_view
 
 W = (0.9, 0.6, 0.3, 0.2, 0.1, 0.05)
 K, N = 2, 1000
@@ -274,7 +274,7 @@ def test_registered_bounds_evaluate_the_formulas():
     np.testing.assert_allclose(free(inst, ns), T.theorem32_2_gap_free(6, K, ns), rtol=1e-15)
     assert dep(inst, N) == pytest.approx(_by_hand(N)[0], rel=1e-13)
     for b in (dep, free):
-        assert b.comparable and b.models == ("cascade", "dbn")
+        assert b.comparable and b.models == ("cascade", "dbn", "pbm")
         assert b.covers_policy("toprank", {"delta": 1.0})
         assert not b.covers_policy("toprank", {"delta": 0.5})
         assert not b.covers_policy("cascade-klucb", {"c": 3.0})
@@ -296,3 +296,56 @@ def test_the_policy_spec_of_the_bounds_is_the_default_toprank():
     for name in ("toprank", "toprank-gapfree"):
         spec = parse_policy(get_bound(name).policy_text())
         assert spec.text == "toprank" and spec["delta"] == 1.0
+
+
+@pytest.mark.parametrize("name", ["toprank", "toprank-gapfree"])
+def test_pbm_is_covered_only_with_non_increasing_examination(name):
+    """The PBM premise reads kappa from the model view; without kappa it fails."""
+    b = get_bound(name)
+    inst = CascadeInstance(W, K)
+    assert "PBM users only" in b.failed_premise(inst, N, "pbm")  # bare name: no kappa
+    down = model_view("pbm", kappa=(0.9, 0.5))
+    assert b.failed_premise(inst, N, down) is None
+    assert b(inst, N, model=down) == b(inst, N)  # same value: the reward is the clicks
+    assert b.failed_premise(inst, N, model_view("pbm", kappa=(0.7, 0.7))) is None  # ties ok
+    up = model_view("pbm", kappa=(0.5, 0.9))
+    assert "kappa_1 >= ... >= kappa_K" in b.failed_premise(inst, N, up)
+    with pytest.raises(PremiseError, match="PBM users only"):
+        b(inst, N, model=up)
+    assert "PBM users only" in b.failed_premise(inst, N, model_view("pbm", kappa=(0.9,)))
+    # the premise reads nothing under the other models
+    assert b.failed_premise(inst, N, model_view("cascade")) is None
+    assert "click model (got dcm)" in b.failed_premise(inst, N, model_view("dcm", lam=(0.5, 0.5)))
+
+
+def test_pbm_premise_agrees_with_enumerating_assumption_32_1():
+    """Where the registered premise admits a PBM, Assumption 32.1's parts (b)-(d) hold by
+    enumeration of every list, and where it refuses one (distinct attractiveness), (b) fails."""
+    rng = np.random.default_rng(3201)
+    b = get_bound("toprank-gapfree")
+    seen = {True: 0, False: 0}
+    for _ in range(60):
+        L, k = int(rng.integers(3, 6)), int(rng.integers(2, 4))
+        k = min(k, L - 1)
+        w = tuple(np.sort(rng.uniform(0.05, 0.95, L))[::-1])
+        kappa = tuple(rng.uniform(0.1, 1.0, k))
+        ok = b.failed_premise(CascadeInstance(w, k), 100, model_view("pbm", kappa=kappa)) is None
+        why = T.assumption_32_1_violation("pbm", w, k, kappa=kappa)
+        assert (why is None) == ok, (w, kappa, why)
+        seen[ok] += 1
+    assert seen[True] >= 5 and seen[False] >= 5
+
+
+def test_pbm_premise_holds_on_every_real_top_instance():
+    from cascading_bandits.simulate.real_instances import real_instance, real_instance_names
+
+    b = get_bound("toprank-gapfree")
+    names = list(real_instance_names(top=True))
+    assert len(names) == 66
+    for name in names:
+        r = real_instance(name)
+        view = model_view("pbm", kappa=r.kappa[: r.K])
+        assert b.failed_premise(CascadeInstance(r.weights, r.K), 10**5, view) is None, name
+    # one checked by enumeration too (10 documents, 5 positions: 30,240 lists)
+    r = real_instance(names[0])
+    assert T.assumption_32_1_violation("pbm", r.weights, r.K, kappa=r.kappa[: r.K]) is None

@@ -110,6 +110,27 @@ def test_run_instance_on_a_real_query():
     thm2 = next(b for b in ucb if b["bound"] == "theorem2")
     assert thm2["premise_model"] is False  # Theorem 2 is proved for cascade users only
     assert cell["win"]["best"] in ("cascade-ucb1", "toprank")
+    # TopRank's bounds are proved for PBM users whose examination does not increase down the
+    # list; the :top reduction sorts the positions, and the cell's kappa reaches the premise
+    top = {b["bound"]: b for b in cell["rows"][1]["bounds"]}
+    assert set(top) == {"toprank", "toprank-gapfree"}
+    for b in top.values():
+        assert b["premise_model"] and b["failed_premise"] is None and b["value"] > 0
+
+
+def test_toprank_pbm_verdict_reads_kappa():
+    from cascading_bandits.bounds.registry import model_view
+
+    inst = CascadeInstance([0.9, 0.6, 0.3, 0.2], 2)
+    bare = {r["bound"]: r for r in M.bound_verdicts(inst, "pbm", "toprank", 1000, 1.0, 2.0)}
+    assert "PBM users only" in bare["toprank-gapfree"]["failed_premise"]
+    down = model_view("pbm", kappa=[1.0, 0.6])
+    rows = {r["bound"]: r for r in M.bound_verdicts(inst, down, "toprank", 1000, 1.0, 2.0)}
+    assert rows["toprank-gapfree"]["failed_premise"] is None
+    assert rows["toprank-gapfree"]["verdict"] == "holds"
+    up = model_view("pbm", kappa=[0.6, 1.0])
+    rows = {r["bound"]: r for r in M.bound_verdicts(inst, up, "toprank", 1000, 1.0, 2.0)}
+    assert "kappa_1 >= ... >= kappa_K" in rows["toprank"]["failed_premise"]
 
 
 def test_campaign_summary_counts():
