@@ -29,7 +29,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from cascading_bandits.reports.figures import OKABE_ITO, POLICY_STYLE
+from cascading_bandits.reports.figures import OKABE_ITO, POLICY_STYLE, display_name
 
 __all__ = [
     "MISSPEC_PATH",
@@ -58,11 +58,16 @@ _EXTRA = {"toprank": (OKABE_ITO["sky"], "--", "TopRank")}
 
 
 def _style(policy):
-    return POLICY_STYLE.get(policy) or _EXTRA.get(policy) or (OKABE_ITO["black"], "-", policy)
+    """(colour, line style, label); the label is the report's one name for the policy."""
+    colour, line, _ = (
+        POLICY_STYLE.get(policy) or _EXTRA.get(policy) or (OKABE_ITO["black"], "-", policy)
+    )
+    return colour, line, display_name(policy)
 
 
 def policy_label(policy) -> str:
-    return _style(policy)[2]
+    """The policy's name in the tables and figures (:func:`reports.figures.display_name`)."""
+    return display_name(policy)
 
 
 def load_misspec(path=None) -> dict:
