@@ -74,7 +74,7 @@ def list_bounds() -> list[dict]:
     ]
 
 
-def registry_rows(inst, n, theorem4, model: str = "cascade") -> list[dict]:
+def registry_rows(inst, n, theorem4, model="cascade") -> list[dict]:
     """Every registered bound at ``(inst, n)``, one dict each, in registration order.
 
     Parameters
@@ -83,9 +83,11 @@ def registry_rows(inst, n, theorem4, model: str = "cascade") -> list[dict]:
     n : int >= 2
     theorem4 : float
         Theorem 4 at n (``theorem4_coefficient * log n``), the denominator of the ratio.
-    model : str
-        The click model the bounds are read under (:func:`bounds.registry.model_name`): a
-        bound proved for other models is reported with that premise failing.
+    model : str or bounds.registry.ModelView
+        The click model the bounds are read under (:func:`bounds.registry.model_name`, or
+        :func:`bounds.registry.model_view` with the parameters premises may read, such as a
+        PBM's ``kappa``): a bound proved for other models is reported with that premise
+        failing.
 
     Returns
     -------
@@ -138,13 +140,15 @@ def registry_rows(inst, n, theorem4, model: str = "cascade") -> list[dict]:
     return out
 
 
-def overview(inst, n, eps=None, form="paper", blb=None, model: str = "cascade") -> dict:
+def overview(inst, n, eps=None, form="paper", blb=None, model="cascade") -> dict:
     """All the numbers ``cascading bounds`` prints, as a dict of floats (JSON-ready).
 
     The paper's theorems in detail (Theorem 3 at ``eps`` and ``form``; the cascade model's),
-    and under ``bounds`` every registered bound (:func:`registry_rows`) under ``model``.
+    and under ``bounds`` every registered bound (:func:`registry_rows`) under ``model`` (a
+    name or a :class:`bounds.registry.ModelView`; the JSON's ``model`` is its name).
     """
     from cascading_bandits.bounds import lower, upper
+    from cascading_bandits.bounds.registry import model_view
 
     inst.require_unique_optimum()
     logn = math.log(n)
@@ -175,7 +179,7 @@ def overview(inst, n, eps=None, form="paper", blb=None, model: str = "cascade") 
         "eps_optimised": t3["eps_optimised"],
         "C2": t3["C2"],
         "beta": t3["beta"],
-        "model": model,
+        "model": model_view(model).name,
         "bounds": registry_rows(inst, n, t4 * logn, model),
     }
     if blb is not None:
