@@ -5,15 +5,15 @@ empirical means ``S(e)/T(e)`` (ties to the smaller id); observations and ``w_0``
 CascadeUCB1 (:mod:`.ucb1`). Both draws come from the run's policy stream
 (:mod:`simulate.rng`), so a run is a pure function of its keys and the users' draws
 are the same as under any other policy (common random numbers): the coin is sub-draw 1
-of (t, item 0) -- explore iff it is ``< eps`` -- and the random list is the K largest of
-the sub-draws 0 of (t, e), the draws of ``uniform-random``. So ``eps = 1`` shows
-``uniform-random``'s lists and ``eps = 0`` is the greedy policy.
+of (t, item 0) -- explore iff it is ``< eps`` -- and the random list is
+``uniform-random``'s (:func:`._random_list.random_list`: the first K entries of a
+Fisher-Yates shuffle, O(K) a step). So ``eps = 1`` shows ``uniform-random``'s lists and
+``eps = 0`` is the greedy policy.
 
 ``lazy=True`` (the default) takes, from STATES_MIN = 96 items on (:mod:`._index_states`;
 the plain loop below), the greedy list over the distinct (S, T) states
-(:mod:`._index_states`, a cost per step independent of L) and the random list in one pass
-over the L draws (:func:`.kernel.top_uniforms`: every draw is needed, so O(L) on the
-``eps`` share of the steps); ``lazy=False`` is the plain loop. Same lists, bit for bit.
+(:mod:`._index_states`, a cost per step independent of L); ``lazy=False`` is the plain
+loop (every mean, then the K largest). Same lists, bit for bit.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from cascading_bandits.simulate.policies._klucb_states import (
     states_move,
     states_new,
 )
+from cascading_bandits.simulate.policies._random_list import list_buffers, random_list
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
     finish,
@@ -39,7 +40,6 @@ from cascading_bandits.simulate.policies.kernel import (
     play,
     select_top,
     step_buffers,
-    top_uniforms,
 )
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 from cascading_bandits.simulate.rng import POLICY, uniform
@@ -54,15 +54,15 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
+    keys, vals = list_buffers(K)
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         if uniform(pkey, POLICY, t, 0, L, 1) < eps:
-            for e in range(L):
-                idx[e] = uniform(pkey, POLICY, t, e, L, 0)
+            random_list(pkey, t, L, K, keys, vals, sel)
         else:
             for e in range(L):
                 idx[e] = S[e] / N[e]
-        select_top(idx, K, st[1], st[2])
+            select_top(idx, K, st[1], st[2])
         cum, j, _, _ = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
@@ -72,7 +72,7 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
 
 @numba.njit(**NJIT)
 def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
-    """Greedy lists over the distinct states, random lists in one pass (lazy=True)."""
+    """Greedy lists over the distinct states (lazy=True)."""
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     eps = params[0]
     L = attract.size
@@ -84,13 +84,14 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
     )
     si, sv, bi, pe, ta, isl, me = sinfo[0], sval[0], bits[0], perm[0], table[0], islot[0], meta[0]
     tops, cand, cur = index_buffers(L, K)
+    keys, vals = list_buffers(K)
     kind = np.int64(GREEDY)
     ninc = np.int64(0)  # not literals: callees compile once
     t_ep = np.int64(np.iinfo(np.int64).max)  # the greedy index does not move: one epoch
     cum, j = 0.0, np.int64(0)
     for t in range(1, n + 1):
         if uniform(pkey, POLICY, t, 0, L, 1) < eps:
-            top_uniforms(pkey, t, L, K, scratch, sel)
+            random_list(pkey, t, L, K, keys, vals, sel)
         else:
             index_top(kind, t, 0.0, 0.0, t_ep, 0.0, params, sel, ninc, K, isl, si, sv, bi, pe,
                       me, tops, cand, cur, sel)  # fmt: skip

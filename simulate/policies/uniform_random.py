@@ -1,9 +1,9 @@
 """``uniform-random``: a uniformly random list each step (baseline and test instrument).
 
-Its index is the policy stream's uniform of (t, e) (:mod:`simulate.rng`); the K largest
-of L iid uniforms are a uniformly random list. Observations as for the cascade learners.
-Each uniform is a fresh counter-based draw, so a step draws all L of them
-(:func:`.kernel.top_uniforms`, one pass, no index array): O(L) a step.
+The list is the first K entries of a Fisher-Yates shuffle of the L items, drawn from the
+policy stream with a map of the <= K entries moved (:func:`._random_list.random_list`):
+uniform over the ordered K-lists, K draws and O(K^2) work a step, whatever L.
+Observations as for the cascade learners.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from cascading_bandits.simulate.policies._random_list import list_buffers, random_list
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
     finish,
     observe_w0,
     play,
     step_buffers,
-    top_uniforms,
 )
 from cascading_bandits.simulate.policies.registry import register_policy
 
@@ -29,9 +29,10 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
+    keys, vals = list_buffers(K)
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
-        top_uniforms(pkey, t, L, K, scratch, sel)
+        random_list(pkey, t, L, K, keys, vals, sel)
         cum, j, _, _ = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,

@@ -10,7 +10,9 @@ To regenerate after a deliberate change (bump ENGINE_VERSION first)::
 
     python tests/simulate/test_golden.py --write
 
-which adds (or replaces) the entry of the current ENGINE_VERSION and keeps the others.
+which adds (or replaces) the entry of the current ENGINE_VERSION and keeps the others;
+``--only uniform-random,cascade-egreedy`` recomputes only those policies' cells (the others
+are kept from the newest stored entry), ``--version V`` writes the entry of V.
 
 Besides the cells (:func:`golden_cells`, run by :func:`simulate.runner.run_cell`), a DBN case
 with a satisfaction probability per item and ``gamma`` different from every ``nu``
@@ -56,6 +58,8 @@ def golden_cells():
         b_lb_cell("golden", 16, 4, 0.2, 0.15, "cascade-klucb", **dbn, **kw),
         b_lb_cell("golden", 16, 4, 0.2, 0.15, "ranked-klucb", **dbn, **kw),
         b_lb_cell("golden", 8, 2, 0.2, 0.1, "uniform-random", "worst-first", **kw),
+        # the greedy list over the states and the O(K) random list (engine version 5)
+        b_lb_cell("golden", 160, 3, 0.2, 0.15, "cascade-egreedy(eps=0.2)", horizon=3000, runs=1),
         # inversion draws and the lazy selection (L >= INVERSION_MIN_L; engine version 3)
         b_lb_cell("golden", 160, 3, 0.2, 0.15, "cascade-ts", horizon=3000, runs=1),
     ]
@@ -253,19 +257,47 @@ def test_dbn_golden_values_are_the_references(cid):
     _reference_check(cid, _dbn_entries()[cid], _dbn_entries()[cid]["params"]["horizon"])
 
 
-def _write():
+def _write(only=None, version=None):
+    """Store the golden entry of ``version`` (default: ENGINE_VERSION).
+
+    ``only`` (policy names): recompute only the cells of those policies (and add the cells
+    of :func:`golden_cells` the entry lacks), keeping the other cells of the entry of
+    ``version`` if it is stored, else of the newest stored version: a change of some
+    policies' numbers leaves the other pinned numbers as they were.
+    """
+    version = str(ENGINE_VERSION if version is None else version)
     data = _load() if GOLDEN_PATH.exists() else {"seed": SEED, "engine_versions": {}}
     if data["seed"] != SEED:
         data = {"seed": SEED, "engine_versions": {}}
-    data["engine_versions"][str(ENGINE_VERSION)] = compute()
+    got = compute()
+    if only is not None:
+        stored = data["engine_versions"]
+        base = stored.get(version) or (stored[max(stored, key=int)] if stored else {})
+        keep = {
+            cid: v
+            for cid, v in base.items()
+            if cid in got and parse_policy(v["params"]["policy"]).name not in only
+        }
+        got = {**got, **keep}
+    data["engine_versions"][version] = got
     data["regenerate"] = REGENERATE
     tmp = GOLDEN_PATH.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     tmp.replace(GOLDEN_PATH)
-    print(f"wrote golden values of ENGINE_VERSION {ENGINE_VERSION} to {GOLDEN_PATH}")
+    print(f"wrote golden values of engine version {version} to {GOLDEN_PATH}")
+
+
+def _main(argv):
+    import argparse
+
+    p = argparse.ArgumentParser(description="(re)write the golden values", usage=REGENERATE)
+    p.add_argument("--write", action="store_true", required=True)
+    p.add_argument("--only", default=None, help="comma-separated policy names to recompute")
+    p.add_argument("--version", type=int, default=None, help="entry to write (ENGINE_VERSION)")
+    a = p.parse_args(argv)
+    only = None if a.only is None else {parse_policy(x).name for x in a.only.split(",")}
+    _write(only, a.version)
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--write"]:
-        sys.exit(f"usage: {REGENERATE}")
-    _write()
+    _main(sys.argv[1:])
