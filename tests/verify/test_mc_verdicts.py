@@ -10,12 +10,14 @@ Here the simulator is replaced by regrets built so that each limit sits exactly 
 wants it: violated at one checkpoint only, touching the bound, one instance among several.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from cascading_bandits import simulate
-from cascading_bandits.bounds.registry import Bound, Covers, horizon_at_least
+from cascading_bandits.bounds.registry import Bound, Covers, get_bound, horizon_at_least
 from cascading_bandits.simulate.results import CellResult
 from cascading_bandits.verify import claims_bounds as CB
 from cascading_bandits.verify import claims_montecarlo as MC
@@ -214,12 +216,15 @@ def _toy_bound(evaluate, premises=()):
     )
 
 
-def _upper(plan, premises=()):
+def _upper(plan, premises=(), covers=None):
     def evaluate(inst, n):
         n = np.asarray(n)
         return np.vectorize(lambda m: _plan_bound(plan, inst.weights, m))(n).astype(float)
 
-    return CB.upper_check(_toy_bound(evaluate, premises), _ctx())
+    b = _toy_bound(evaluate, premises)
+    if covers is not None:
+        b = dataclasses.replace(b, covers=covers)
+    return CB.upper_check(b, _ctx())
 
 
 VALIDITY = (0.7, 0.6, 0.5, 0.2, 0.1, 0.1)
@@ -256,3 +261,39 @@ def test_bound_claim_on_an_instance_where_it_applies_from_some_n_only(fake_simul
     for used in out.domain_spec["instances"]:
         assert used["checkpoints"] == [100, 1000, 5000]
     assert _upper({}, premises=(horizon_at_least(100),)).status == HOLDS
+
+
+# ---------------------------------------------------------------------------------------
+# bounds proved for a run of horizon n only (TopRank's delta = 1/n)
+# ---------------------------------------------------------------------------------------
+TOPRANK = (Covers("toprank", delta=1.0),)
+
+
+def test_horizon_specific_rule():
+    ucb = _toy_bound(lambda inst, n: np.asarray(n, float))
+    assert CB.horizon_specific(ucb) is None
+    tuned = dataclasses.replace(ucb, covers=TOPRANK)
+    assert "horizon" in CB.horizon_specific(tuned)
+    # delta given as a number is used at every horizon: an anytime run
+    fixed = dataclasses.replace(ucb, covers=(Covers("toprank", delta=0.01),))
+    assert CB.horizon_specific(fixed) is None
+    # the shipped TopRank bounds are horizon-specific, the paper's are not
+    assert CB.horizon_specific(get_bound("toprank")) is not None
+    assert CB.horizon_specific(get_bound("theorem2")) is None
+
+
+def test_horizon_specific_bound_is_compared_at_the_horizon_only(fake_simulator):
+    """Below the regret at every checkpoint t < n but above it at the horizon: a bound for a
+    run of horizon n says nothing at t < n, so the claim holds (it failed when every
+    checkpoint was compared with the bound at t)."""
+    plan = {k: {10: "fails", 100: "fails", 1000: "fails"} for k in [VALIDITY, *DEFAULT_KEYS]}
+    assert _upper(plan).status == FAILS  # an anytime bound: t < n counts
+    out = _upper(plan, covers=TOPRANK)
+    assert out.status == HOLDS, out.notes
+    assert "horizon only" in out.notes and out.domain_spec["horizon_only"]
+    for used in out.domain_spec["instances"]:
+        assert used["checkpoints"] == [5000]
+    # a violation at the horizon still fails
+    plan = {VALIDITY: {5000: "fails"}}
+    out = _upper(plan, covers=TOPRANK)
+    assert out.status == FAILS and out.counterexample["n"] == 5000
