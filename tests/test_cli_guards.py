@@ -193,8 +193,55 @@ def test_guard_message_and_limits(monkeypatch):
     guard({"bytes": 1e30, "seconds": 1e30}, "this", force=True)
     monkeypatch.setenv("CASCADING_TIME_LIMIT", "60")
     assert time_limit() == 60.0
-    monkeypatch.setenv("CASCADING_TIME_LIMIT", "1e30")  # lowers only
-    assert time_limit() == 24 * 3600.0
+    monkeypatch.setenv("CASCADING_TIME_LIMIT", "1e30")  # sets it, higher too
+    assert time_limit() == 1e30
+    monkeypatch.delenv("CASCADING_TIME_LIMIT")
+    assert time_limit() == 3600.0
+
+
+def _cost(argv):
+    from cascading_bandits.reports.cli import _attach_values
+
+    parser = build_parser(only=argv[0])
+    args = parser.parse_args(_attach_values(parser, argv))
+    return args._cost(args)[0]
+
+
+def test_an_hour_without_force_and_the_papers_runs_fit(capsys, monkeypatch, tmp_path):
+    """The limit was a day: ``study --runs 1e6`` on two items (about 18 h estimated) started
+    unasked. An hour now, with the estimate and both ways out in the refusal; the paper's
+    own experiments (the report, simulate's five experiments, a default study) fit."""
+    from cascading_bandits.reports.cli.common import TIME_LIMIT, time_limit
+
+    monkeypatch.delenv("CASCADING_TIME_LIMIT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert TIME_LIMIT == time_limit() == 3600.0
+    big = ["study", "--weights", "0.5,0.4", "--K", "1", "--runs", "1e6"]
+    assert 3600 < _cost(big)["seconds"] < 86400  # what the day limit let through
+    rc, out, err = _run(capsys, big)
+    assert rc == 2 and out == "" and err.count("\n") == 1, err
+    assert "would take about" in err and "would need about" in err
+    assert "the limit without --force is 1 h" in err and "CASCADING_TIME_LIMIT" in err
+    assert list(tmp_path.iterdir()) == []
+    for argv in (
+        ["report"],
+        ["report", "--profile"],
+        ["simulate", "--experiment", "all"],
+        ["study", "--L", "16", "--K", "2", "--p", "0.2", "--delta", "0.15"],
+        ["profile", "--L", "16", "--K", "2", "--p", "0.2", "--delta", "0.15"],
+        ["search"],
+        ["verify"],
+        ["bench"],
+        ["bounds"],
+        ["ledger"],
+    ):
+        assert _cost(argv)["seconds"] < TIME_LIMIT, argv
+    from cascading_bandits.reports.cli.common import guard
+
+    with pytest.raises(ValueError, match="would take about 5.56 h"):
+        guard({"bytes": 0, "seconds": 2e4}, "this")
+    monkeypatch.setenv("CASCADING_TIME_LIMIT", "1e6")  # a long campaign, asked for
+    guard({"bytes": 0, "seconds": 2e4}, "this")
 
 
 def test_out_expands_home_and_refuses_empty(tmp_path, monkeypatch, capsys):

@@ -261,17 +261,6 @@ def format_table(res: dict) -> str:
     return "\n".join(lines)
 
 
-def _finite(obj):
-    """Non-finite floats (beta = inf when every suboptimal weight is 0) become null: strict JSON."""
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_finite(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
 def run(args) -> int:
     from cascading_bandits.reports.cli.common import emit_json, given
 
@@ -310,7 +299,7 @@ def run(args) -> int:
             "infinite); choose a larger --eps, or omit it to use the optimal one"
         )
     if args.json:
-        emit_json(_finite(res))
+        emit_json(res)  # beta = inf (no suboptimal weight) is null
     else:
         print(format_table(res))
     return 0

@@ -25,10 +25,9 @@ search measured there for the policy the bound is about, with empirical / bound
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from cascading_bandits.reports.cli.common import given, integer, number_list, real, text
+from cascading_bandits.reports.cli.common import emit_json, given, integer, number_list, real, text
 
 __all__ = ["add_arguments", "cost", "run", "format_ledger"]
 
@@ -217,32 +216,29 @@ def _run_from_search(args) -> int:
         skipped = not_applicable(CascadeInstance(tuple(f["weights"]), f["K"]), f["n"], rows)
         out.append((f, rows, skipped))
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "file": str(path),
-                    "instances": [
-                        {
-                            "search": f["search"],
-                            "index": f["index"],
-                            "objective": f["objective"],
-                            "bound_name": f["bound_name"],
-                            "policies": f["policies"],
-                            "instance": {"weights": f["weights"], "K": f["K"], "L": f["L"]},
-                            "n": f["n"],
-                            "runs": f["runs"],
-                            "confidence": f["confidence"],
-                            "regret": f["regret"],
-                            "rows": [
-                                {k: v for k, v in r.items() if k not in _SEARCH_KEYS} for r in rows
-                            ],
-                            "not_applicable": skipped,
-                        }
-                        for f, rows, skipped in out
-                    ],
-                },
-                allow_nan=False,
-            )
+        emit_json(
+            {
+                "file": str(path),
+                "instances": [
+                    {
+                        "search": f["search"],
+                        "index": f["index"],
+                        "objective": f["objective"],
+                        "bound_name": f["bound_name"],
+                        "policies": f["policies"],
+                        "instance": {"weights": f["weights"], "K": f["K"], "L": f["L"]},
+                        "n": f["n"],
+                        "runs": f["runs"],
+                        "confidence": f["confidence"],
+                        "regret": f["regret"],
+                        "rows": [
+                            {k: v for k, v in r.items() if k not in _SEARCH_KEYS} for r in rows
+                        ],
+                        "not_applicable": skipped,
+                    }
+                    for f, rows, skipped in out
+                ],
+            }
         )
         return 0
     texts = []
@@ -281,7 +277,7 @@ def run(args) -> int:
             out["instance"].update({"p": float(blb["p"]), "delta": float(blb["delta"])})
         if args.instance is not None:
             out["instance"]["name"] = args.instance
-        print(json.dumps(out, allow_nan=False))
+        emit_json(out)
     else:
         print(format_ledger(rows, head, n, skipped))
     return 0

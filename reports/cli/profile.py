@@ -20,7 +20,6 @@ bound on R(n) and its ratio to the previous link with a 95% bootstrap interval o
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from cascading_bandits.reports.cli.common import directory, integer, number_list, real, text
@@ -147,7 +146,7 @@ def _cell(args):
 def run(args) -> int:
     from pathlib import Path
 
-    from cascading_bandits.reports.cli.common import emit_json, out_dir
+    from cascading_bandits.reports.cli.common import emit_json, json_text, out_dir
     from cascading_bandits.reports.profile_report import chain_text, profile_cell, waterfall_figure
 
     _check(args)
@@ -166,7 +165,7 @@ def run(args) -> int:
     ch = profile_cell(
         cell, args.seed, eps=args.eps, form=form, threads=args.threads, chain=args.chain
     )
-    text_json = json.dumps(ch, indent=1, allow_nan=False, default=_json_default)
+    text_json = json_text(ch, indent=1, default=_json_default)  # inf (p = 1) is null
     if args.json:
         emit_json(ch, default=_json_default)
     else:

@@ -5,7 +5,8 @@ Examples::
     # the instance where CascadeUCB1's regret exceeds CascadeKL-UCB's the most, K = 4, L = 16
     cascading search --objective ratio --policy cascade-ucb1,cascade-klucb --K 4 --L 16
     # the same for K = 2, 4, 8, 16 (L = 4K each) and the growth of the factor with K
-    cascading search --objective ratio --K 2,4,8,16 --L-per-K 4 --json
+    # (estimated beyond the hour the resource guard allows unasked: --force)
+    cascading search --objective ratio --K 2,4,8,16 --L-per-K 4 --json --force
     # the instance where Theorem 2 is tightest (regret / bound largest)
     cascading search --objective bound --policy cascade-ucb1 --K 2 --L 8
     # the same for the gap-free Corollary 3 of Theorem 3 (its policy, cascade-klucb, implied)
@@ -24,13 +25,13 @@ never replaced.
 from __future__ import annotations
 
 import argparse
-import json
 
 from cascading_bandits.reports.cli.common import (
     directory,
     emit_json,
     integer,
     integer_list,
+    json_text,
     name_list,
     out_dir,
     real,
@@ -154,7 +155,7 @@ def _write(d, doc, fig):
     import os
 
     d.mkdir(parents=True, exist_ok=True)
-    files = [("search.json", lambda p: p.write_text(json.dumps(doc, indent=1, allow_nan=False)))]
+    files = [("search.json", lambda p: p.write_text(json_text(doc, indent=1)))]
     if fig is not None:
         files += [
             ("search.png", lambda p: fig.savefig(p, dpi=200, bbox_inches="tight", format="png")),

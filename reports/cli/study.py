@@ -37,6 +37,7 @@ from cascading_bandits.reports.cli.common import (
     directory,
     emit_json,
     integer,
+    json_text,
     name_list,
     number_list,
     real,
@@ -407,7 +408,7 @@ def run(args) -> int:
         "figures": figures,
         "seconds": round(time.perf_counter() - t0, 2),
     }
-    text = json.dumps(doc, indent=1, allow_nan=False, default=_json_default) + "\n"
+    text = json_text(doc, indent=1, default=_json_default) + "\n"
     _atomic_write(out / SUMMARY, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     if args.json:
         emit_json(rows, default=_json_default)

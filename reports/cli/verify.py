@@ -7,7 +7,6 @@ Exit status 1 if any claim fails, 0 otherwise (2 for bad arguments).
 
 from __future__ import annotations
 
-import json
 import time
 
 
@@ -131,12 +130,14 @@ def format_details(verdicts) -> str:
 
 
 def format_caveats(cavs) -> str:
+    from cascading_bandits.reports.cli.common import json_text
+
     out = []
     for i, c in enumerate(cavs, 1):
         out.append(f"{i}. [{c.id}] ({c.kind}; claims: {', '.join(c.claims)})")
         out.append(f"   paper: {c.paper_says}")
         out.append(f"   true:  {c.truth}")
-        out.append(f"   evidence: {json.dumps(c.to_dict()['evidence'])}")
+        out.append(f"   evidence: {json_text(c.to_dict()['evidence'])}")
         out.append(f"   test: {c.test}")
     return "\n".join(out)
 
