@@ -16,6 +16,14 @@ Examples::
     # the worst regret found at several horizons, beside sqrt(nL) and sqrt(nLK)
     cascading search --objective regret --policy cascade-ucb1,cascade-klucb --K 4 --L 16 \
         --horizon 1e3,1e4,1e5 --out worst
+    # instances shaped like a real query: its items and positions, weights in its range
+    cascading search --objective ratio --instance yandex:4102451:top --w-min 0 --maxiter 5
+
+``--instance NAME`` (a real instance, as ``cascading study`` and ``ledger`` take it) sets L
+to its number of items and K to its number of positions (unless --K), and the weights'
+range to [its smallest, its largest weight] (unless --w-min / --w-max): the search looks
+among instances of that size and click-rate range. The users simulated are cascade users
+(``simulate.search``): ``--model`` accepts ``cascade`` and refuses the others in one line.
 
 With --out DIR the results go to DIR/search.json and, for the factor against K and the
 worst regret against n, the figure to DIR/search.png and .pdf; existing files there are
@@ -37,6 +45,10 @@ from cascading_bandits.reports.cli.common import (
     real,
     text,
 )
+
+#: the click models the command line names (bounds.registry.MODELS, not imported: building
+#: the parser stays cheap)
+MODELS = ("cascade", "dbn", "pbm", "dcm")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -70,11 +82,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "the first registered bound covering it; 'cascading bounds --list' describes them",
     )
     p.add_argument(
+        "--instance",
+        type=text("--instance", "a real instance's name"),
+        metavar="NAME",
+        default=None,
+        help="a real instance (yandex:<query>[:top], kdd:<query>[:top]; simulate."
+        "real_instances): search instances of its size (L its items, K its positions unless "
+        "--K) with weights in its range (unless --w-min/--w-max); not with --L/--L-per-K",
+    )
+    p.add_argument(
+        "--model",
+        choices=MODELS,
+        default=None,
+        help="the click model of the simulated users: cascade (the default and the only one "
+        "simulate.search simulates; another is refused)",
+    )
+    p.add_argument(
         "--K",
         type=integer_list("--K", distinct=True),
-        default=[2],
-        help="list length, or a comma-separated list of different ones (the factor against K: "
-        "a slope needs two)",
+        default=None,
+        help="list length (2, or --instance's positions), or a comma-separated list of "
+        "different ones (the factor against K: a slope needs two)",
     )
     p.add_argument("--L", type=integer("--L", 2), default=None, help="number of items (4K)")
     p.add_argument(
@@ -87,10 +115,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="free (one weight per item) or two-level",
     )
     p.add_argument(
-        "--w-min", type=real("--w-min", 0.0, 1.0), default=0.0, help="smallest weight (0)"
+        "--w-min",
+        type=real("--w-min", 0.0, 1.0),
+        default=None,
+        help="smallest weight (0, or --instance's smallest)",
     )
     p.add_argument(
-        "--w-max", type=real("--w-max", 0.0, 1.0), default=1.0, help="largest weight (1)"
+        "--w-max",
+        type=real("--w-max", 0.0, 1.0),
+        default=None,
+        help="largest weight (1, or --instance's largest)",
     )
     p.add_argument(
         "--order",
@@ -167,6 +201,35 @@ def _write(d, doc, fig):
         os.replace(tmp, d / name)
 
 
+def _real(args):
+    """(weights, K, name) of ``--instance``, read once; None without it."""
+    if args.instance is None:
+        return None
+    if getattr(args, "_real", None) is None:
+        from cascading_bandits.simulate.real_instances import parse_instance_name
+
+        both = [o for o, v in (("--L", args.L), ("--L-per-K", args.L_per_K)) if v is not None]
+        if both:
+            raise ValueError(f"--instance sets L (its number of items); drop {' and '.join(both)}")
+        weights, _kappa, K, label = parse_instance_name(args.instance)
+        args._real = (tuple(float(w) for w in weights), K, label)
+    return args._real
+
+
+def _w_range(args):
+    """(w_min, w_max): as given, else 0 and 1, or --instance's smallest and largest weight."""
+    real = _real(args)
+    lo = args.w_min if args.w_min is not None else (min(real[0]) if real else 0.0)
+    hi = args.w_max if args.w_max is not None else (max(real[0]) if real else 1.0)
+    if not lo < hi:
+        where = f" (--instance {args.instance}: weights in [{lo:g}, {hi:g}])" if real else ""
+        raise ValueError(
+            f"the weights' range must have --w-min < --w-max, got [{lo:g}, {hi:g}]{where}; "
+            "give --w-min / --w-max"
+        )
+    return lo, hi
+
+
 def _plan(args):
     """The validated searches, computed once: (mode, policies, [(L, K, horizon), ...]) with
     mode ``"one"``, ``"factor"`` (a ratio per K) or ``"curve"`` (a regret search per
@@ -176,7 +239,13 @@ def _plan(args):
     from cascading_bandits.bounds.registry import bound_names
     from cascading_bandits.simulate.search import bound_policy, check_size
 
-    Ks = list(args.K)
+    if args.model not in (None, "cascade"):
+        raise ValueError(
+            f"--model {args.model}: cascading search simulates cascade users only "
+            "(simulate.search); give --model cascade or leave it out"
+        )
+    real = _real(args)
+    Ks = list(args.K) if args.K is not None else [real[1] if real else 2]
     if args.bound is not None and args.objective != "bound":
         raise ValueError(f"--bound is for --objective bound, got --objective {args.objective}")
     if args.objective == "bound" and args.policy is None and args.bound is None:
@@ -209,9 +278,13 @@ def _plan(args):
         mode = "factor"
     else:
         mode = "one"
-    sizes = [(args.L if args.L is not None else (args.L_per_K or 4) * k, k) for k in Ks]
+    if real is not None:
+        sizes = [(len(real[0]), k) for k in Ks]
+    else:
+        sizes = [(args.L if args.L is not None else (args.L_per_K or 4) * k, k) for k in Ks]
     for L, K in sizes:
         check_size(L, K, args.family)
+    _w_range(args)  # an empty range refused before the estimate
     searches = [(L, K, h) for L, K in sizes for h in hs]
     args._plan = (mode, pols, searches)
     return args._plan
@@ -254,13 +327,15 @@ def run(args) -> int:
     from cascading_bandits.simulate.search import factor_against_K, search, worst_regret_curve
 
     mode, pols, searches = _plan(args)
-    Ks = list(args.K)
+    Ks = list(dict.fromkeys(K for _, K, _ in searches))
+    w_min, w_max = _w_range(args)
     out = _outputs(args.out)
     hs = list(args.horizon)
+    real = _real(args)
     kw = dict(
         family=args.family,
-        w_min=args.w_min,
-        w_max=args.w_max,
+        w_min=w_min,
+        w_max=w_max,
         order=args.order,
         horizon=hs[0],
         runs=args.runs,
@@ -285,7 +360,8 @@ def run(args) -> int:
 
             fig = worst_regret_figure(curves, L=L, K=Ks[0])
     elif mode == "factor":
-        results, slope = factor_against_K(Ks, pols, L=args.L, L_per_K=args.L_per_K or 4, **kw)
+        L = searches[0][0] if real is not None else args.L
+        results, slope = factor_against_K(Ks, pols, L=L, L_per_K=args.L_per_K or 4, **kw)
         doc = {
             "results": [r.to_dict() for r in results],
             "slope_log_factor_vs_log_K": slope,
@@ -300,11 +376,18 @@ def run(args) -> int:
             kw["bound"] = args.bound
         results = [search(args.objective, pols, L=L, K=Ks[0], **kw)]
         doc = {"results": [results[0].to_dict()]}
+    if real is not None:
+        doc["instance"] = {"name": real[2], "L": len(real[0]), "w_min": w_min, "w_max": w_max}
     if out is not None:
         _write(out, doc, fig)
     if args.json:
         emit_json(doc)
         return 0
+    if real is not None:
+        print(
+            f"instances shaped like {real[2]}: L = {len(real[0])}, weights in "
+            f"[{w_min:.4g}, {w_max:.4g}]"
+        )
     for r in results:
         d = r.to_dict()
         what = {
