@@ -150,16 +150,16 @@ def test_a_wrong_posterior_is_told_apart(case, rule):
     assert first_bad is not None
 
 
-@pytest.mark.parametrize("lazy", [True, False])
-def test_inversion_draws_and_the_lazy_selection(lazy):
-    """From INVERSION_MIN_L items on the samples are quantiles and the kernel may be lazy:
-    the same rule, the same check."""
+def test_inversion_draws():
+    """From INVERSION_MIN_L items on the plain loop's samples are quantiles: the same rule,
+    the same check (the threshold sampler, lazy=True, draws otherwise: same law,
+    test_ts_threshold.py)."""
     L = ts.INVERSION_MIN_L
     rng = np.random.default_rng(3)
     weights = tuple(float(x) for x in np.where(rng.random(L) < 0.1, rng.random(L), 0.0))
     weights = (1.0, *weights[1:])  # one sure click: the posterior of item 0 climbs
     K, n, prior = 3, 120, (1.0, 1.0)
-    counts, lists, clicks, uk, pk = _run(weights, K, prior, n, seed=5, lazy=lazy)
+    counts, lists, clicks, uk, pk = _run(weights, K, prior, n, seed=5, lazy=False)
     args = (weights, K, "best-first", lists, clicks, np.uint64(uk), np.uint64(pk), prior)
     first_bad, alpha, beta = replay(*args)
     assert first_bad is None, f"step {first_bad}"

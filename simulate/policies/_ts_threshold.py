@@ -1,0 +1,602 @@
+"""CascadeTS's threshold sampler: the law of the plain loop's list at a cost far below O(L).
+
+The plain loop draws ``theta(e) ~ Beta(a_e, b_e)`` independently for every item and lists
+the K largest. Only the items whose sample exceeds a threshold ``tau`` can be among the K
+largest as soon as at least K samples exceed it; this module generates exactly those
+items and their samples, with the joint law of the plain loop, touching the others only
+through a few counts. Item e's posterior ``Beta(a_e, b_e)`` (a_e, b_e >= 1, so its density
+``f_e`` is log-concave) changes only when e is observed (at most K items a step).
+
+Envelope (one item, one threshold)
+----------------------------------
+The tangent of ``log f_e`` at ``tau`` lies above it (log-concavity), so on (tau, 1)
+``f_e(x) <= f_e(tau) exp(-lam (x - tau))``, ``lam = (b-1)/(1-tau) - (a-1)/tau``; its mass
+``U_e = f_e(tau) int_0^{1-tau} exp(-lam s) ds >= q_e = P(theta(e) > tau)``. If
+``U_e <= 1``: with probability U_e propose x from the truncated exponential and accept it
+with ``f_e(x) / envelope(x)`` (no normalising constant: both are ``x^(a-1)(1-x)^(b-1)`` up
+to the same factor). Then ``P(accepted, x in dx) = f_e(x) dx`` on (tau, 1): the item
+exceeds tau with probability q_e exactly, with the law of ``theta | theta > tau``, and no
+incomplete beta function is evaluated. ``f_e(tau)`` needs ``log B(a_e, b_e)``, kept per
+item by ``log B(a+1, b) = log B(a, b) + log(a / (a + b))`` (and its twin in b) and
+recomputed from ``lgamma`` every REFRESH updates (absolute error of a few ulp of
+``lgamma(a + b)``: relative error of U_e about 1e-11 at 1e5 observations).
+
+All items (one threshold)
+-------------------------
+Items with U_e > 1 ("heads", the few leaders) are drawn in full every step
+(:func:`simulate.rng.beta_draw`). The others are kept in buckets by U_e
+((1/2, 1], (1/4, 1/2], ..., the last [0, 2^-63]): each item of the first is proposed with
+probability U_e; for the rest, points of a Poisson process of rate
+``rb_j = -log(1 - 2^-j)`` per item of bucket j, thinned to ``r_e = -log(1 - U_e)``, give
+every item at least one point with probability ``1 - exp(-r_e) = U_e``, independently:
+``Poisson(sum_j n_j rb_j)`` points, each in bucket j with probability proportional to
+``n_j rb_j``, at a uniform member. The cost is O(#buckets + sum_e U_e) a step, and the
+items' updates move them between adjacent buckets (O(distance) swaps).
+
+Two thresholds, exact completion
+--------------------------------
+``tau1 > tau2`` have about K + M1 and K + M2 samples above them. If at least K samples
+exceed tau1, the K largest are listed. Otherwise every item not yet drawn is, given what
+the step saw, ``theta | theta <= tau1``: its level-2 draw (the same scheme at tau2) is
+repeated while it lands above tau1 (rejection), so the items in (tau2, tau1] come out with
+the conditional law; heads of level 2 are drawn from ``theta | theta <= tau1``. If still
+fewer than K exceed tau2, every remaining item is drawn from ``theta | theta <= tau2``
+(O(L), rare) and the K largest of all L are listed. Conditional draws below a threshold
+are rejection from full draws (at most TRIES), then inversion ``I^{-1}(u I_tau(a, b))``
+(:mod:`simulate.special`, exact to its ROUNDTRIP_TOL). The step's list therefore has the
+plain loop's law (set and order); the numbers differ, since the random numbers are used
+differently. The thresholds are re-chosen (O(L): every sample drawn, that step's list
+taken from them) when the rate of second-level steps or the number of samples above tau1
+leaves its band, and after every O(L) completion (from its samples).
+
+Random numbers: the full draws of item e, try r, are ``beta_draw(..., t, r L + e, 64 L)``;
+every other uniform of step t is the c-th of a step sequence, ``uniform(pkey, POLICY, t,
+32 L + c // 256, 64 L, c % 256)``: pure functions of (policy key, t), as every draw of
+the project.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from cascading_bandits.simulate.jitopts import STEP
+from cascading_bandits.simulate.policies.kernel import (
+    HOT,
+    INNER,
+    NJIT,
+    finish,
+    helper,
+    observe_w0,
+    play,
+    select_top,
+    step_buffers,
+)
+from cascading_bandits.simulate.rng import POLICY, beta_draw, uniform
+from cascading_bandits.simulate.special import beta_quantile, betainc
+
+__all__ = [
+    "kernel_threshold",
+    "run_threshold",
+    "sample_lists",
+    "STATS",
+    "NSTATS",
+    "M1",
+    "M2",
+    "TRIES",
+    "REFRESH",
+    "NB",
+]
+
+#: targets: about K + M1 (K + M2) samples above tau1 (tau2) when the thresholds are chosen
+M1, M2 = 4, 12
+#: full draws tried by a conditional draw below a threshold before inversion
+TRIES = 32
+#: exact log B(a, b) from lgamma every REFRESH updates of an item
+REFRESH = 32
+#: states (S, N) with N < MEMO_N share their envelope mass at a re-choice of thresholds
+MEMO_N = 64
+#: buckets: 0 = heads (U > 1), 1 + j for U in (2^-(j+1), 2^-j] (j < 63), NB - 1 = [0, 2^-63]
+NB = 65
+
+
+@helper(INNER)
+def _lbeta(a, b):
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+@helper(HOT)
+def _seq(pkey, t, L, ctr):
+    """The next uniform of step t's sequence (module docstring)."""
+    c = ctr[0]
+    ctr[0] = c + 1
+    return uniform(pkey, POLICY, t, 32 * L + (c >> 8), 64 * L, c & 255)
+
+
+@helper(HOT)
+def _lam(a, b, tau):
+    return (b - 1.0) / (1.0 - tau) - (a - 1.0) / tau
+
+
+@helper(HOT)
+def _envelope_mass(a, b, lb, tau, ltau, l1tau):
+    """U = f(tau) int_0^{1-tau} exp(-lam s) ds, in logs (inf if it overflows, never nan);
+    ``ltau``, ``l1tau`` = log(tau), log(1 - tau)."""
+    h = 1.0 - tau
+    lam = _lam(a, b, tau)
+    lf = (a - 1.0) * ltau + (b - 1.0) * l1tau - lb
+    if lam > 0.0:
+        lm = math.log(-math.expm1(-lam * h)) - math.log(lam)
+    elif lam < 0.0:
+        mu = -lam
+        lm = mu * h + math.log(-math.expm1(-mu * h)) - math.log(mu)
+    else:
+        lm = math.log(h)
+    return math.exp(lf + lm)
+
+
+@helper(HOT)
+def _rate(U):
+    """r = -log(1 - U), the Poisson rate of an item of mass U (inf from U = 1 on)."""
+    return math.inf if U >= 1.0 else -math.log1p(-U)
+
+
+@helper(HOT)
+def _bucket(U):
+    """The bucket of an item of envelope mass U (module docstring)."""
+    if U > 1.0:
+        return 0
+    if U > 0.5:
+        return 1
+    if U <= 0.0:
+        return NB - 1
+    m, ex = math.frexp(U)  # U = m 2^ex, m in [1/2, 1): U in (2^(ex-1), 2^ex) or = 2^(ex-1)
+    j = 1 - ex if m == 0.5 else -ex
+    return min(1 + j, NB - 1)
+
+
+@helper(HOT)
+def _propose(a, b, tau, pkey, t, L, ctr):
+    """The envelope's proposal above tau, accepted or not: x > tau with density f(x) dx
+    relative to the envelope's mass, or -1.0 (rejected)."""
+    h = 1.0 - tau
+    lam = _lam(a, b, tau)
+    v = _seq(pkey, t, L, ctr)
+    if lam == 0.0:
+        s = v * h
+    else:
+        s = -math.log1p(v * math.expm1(-lam * h)) / lam
+    if not (0.0 < s < h):
+        return -1.0
+    lr = (a - 1.0) * math.log1p(s / tau) + (b - 1.0) * math.log1p(-s / h) + lam * s
+    if _seq(pkey, t, L, ctr) < math.exp(lr):
+        return tau + s
+    return -1.0
+
+
+@helper(STEP)
+def _below(a, b, tau, pkey, t, e, L, ctr):
+    """A draw of ``theta | theta <= tau``: full draws (tries 0..TRIES-1 of item e), then
+    inversion."""
+    for r in range(TRIES):
+        x = beta_draw(a, b, pkey, t, r * L + e, 64 * L)
+        if x <= tau:
+            return x
+    c = betainc(a, b, tau, 0)
+    x = beta_quantile(a, b, _seq(pkey, t, L, ctr) * c)
+    return min(x, tau)
+
+
+@helper(INNER)
+def _layout(U, seg, pos, perm, start):
+    """Buckets of all items from their masses U (counting sort)."""
+    L = U.size
+    cnt = np.zeros(NB + 1, np.int64)
+    for e in range(L):
+        s = _bucket(U[e])
+        seg[e] = s
+        cnt[s + 1] += 1
+    for s in range(NB):
+        cnt[s + 1] += cnt[s]
+    for s in range(NB + 1):
+        start[s] = cnt[s]
+    for e in range(L):
+        s = seg[e]
+        p = cnt[s]
+        cnt[s] = p + 1
+        perm[p] = e
+        pos[e] = p
+
+
+@helper(HOT)
+def _move(e, s_new, seg, pos, perm, start):
+    """Move item e to bucket s_new by swaps at the bucket boundaries (O(distance))."""
+    s = seg[e]
+    while s < s_new:  # to the last slot of bucket s, then the first of s + 1
+        p, q = pos[e], start[s + 1] - 1
+        f = perm[q]
+        perm[q], perm[p] = e, f
+        pos[e], pos[f] = q, p
+        start[s + 1] = q
+        s += 1
+    while s > s_new:  # to the first slot of bucket s, then the last of s - 1
+        p, q = pos[e], start[s]
+        f = perm[q]
+        perm[q], perm[p] = e, f
+        pos[e], pos[f] = q, p
+        start[s] = q + 1
+        s -= 1
+    seg[e] = s_new
+
+
+@helper(STEP)
+def _update(e, ae, be, lbe, taus, U, seg, pos, perm, start):
+    """Item e's new masses at both thresholds: its rates and buckets."""
+    for lv in range(2):
+        u = _envelope_mass(ae, be, lbe, taus[lv], taus[2 + lv], taus[4 + lv])
+        U[lv, e] = _rate(u)
+        _move(e, _bucket(u), seg[lv], pos[lv], perm[lv], start[lv])
+
+
+@helper(INNER)
+def _tables():
+    """rb[j] = -log(1 - 2^-j) for the buckets 1 + j (j >= 1), the Poisson bound rates."""
+    rb = np.empty(NB)
+    for s in range(NB):
+        rb[s] = math.inf if s <= 1 else -math.log1p(-(2.0 ** -(s - 1)))
+    return rb
+
+
+@helper(INNER)
+def _buffers(L):
+    """(vals (L,), U (2, L) the Poisson rates -log(1 - U), seg, pos, perm (2, L) int,
+    start (2, NB + 1) int, lb (L,), upd, stamp (L,) int, cstamp (2, L) int, res (L,) int)."""
+    return (
+        np.empty(L),
+        np.empty(2 * L).reshape((2, L)),
+        np.zeros(2 * L, np.int64).reshape((2, L)),
+        np.zeros(2 * L, np.int64).reshape((2, L)),
+        np.zeros(2 * L, np.int64).reshape((2, L)),
+        np.zeros(2 * (NB + 1), np.int64).reshape((2, NB + 1)),
+        np.empty(L),
+        np.zeros(L, np.int64),
+        np.zeros(L, np.int64),
+        np.zeros(2 * L, np.int64).reshape((2, L)),
+        np.zeros(L, np.int64),
+    )
+
+
+@helper(STEP)
+def _level(lv, tau, a, b, S, N, U, perm, start, rb, stamp, cstamp, vals,
+           res, nres, tau_up, pkey, t, L, ctr, stats):  # fmt: skip
+    """Draw the items of level lv (threshold tau) that exceed tau, among those not yet
+    drawn this step (``stamp != t``), each conditioned on not exceeding ``tau_up`` (level
+    2; ``tau_up >= 1`` for level 1): heads in full (level 1) or from ``theta | theta <=
+    tau_up`` (level 2); bucket items through the envelope, redrawn while above tau_up.
+    Appends to ``res``; returns the new ``nres``."""
+    Uv, pm, st, cs = U[lv], perm[lv], start[lv], cstamp[lv]
+    for i in range(st[0], st[1]):  # heads
+        e = pm[i]
+        if stamp[e] == t:
+            continue
+        ae, be = a + S[e], b + (N[e] - S[e])
+        if tau_up >= 1.0:
+            x = beta_draw(ae, be, pkey, t, e, 64 * L)
+        else:
+            x = _below(ae, be, tau_up, pkey, t, e, L, ctr)
+        stamp[e] = t
+        vals[e] = x
+        res[nres] = e
+        nres += 1
+    # bucket 1 (U in (1/2, 1]): each item proposed with probability U
+    for i in range(st[1], st[2]):
+        e = pm[i]
+        if stamp[e] == t:
+            continue
+        nres = _candidate(e, -math.expm1(-Uv[e]), tau, tau_up, a, b, S, N, stamp, vals, res,
+                          nres, pkey, t, L, ctr, False, stats)  # fmt: skip
+    # buckets 2..NB-1: Poisson points, thinned to r_e = -log(1 - U_e)
+    R = 0.0
+    for s in range(2, NB):
+        R += (st[s + 1] - st[s]) * rb[s]
+    if R <= 0.0:
+        return nres
+    # the number of points, Poisson(R) by inversion (R is about twice the expected
+    # number of samples above tau: far below the underflow of exp(-R))
+    v = _seq(pkey, t, L, ctr)
+    p = math.exp(-R)
+    F = p
+    npts = 0
+    while v >= F and p > 0.0:
+        npts += 1
+        p *= R / npts
+        F += p
+    for _ in range(npts):
+        stats[5] += 1
+        x = _seq(pkey, t, L, ctr) * R
+        s = 2
+        while s < NB - 1:
+            w = (st[s + 1] - st[s]) * rb[s]
+            if x < w:
+                break
+            x -= w
+            s += 1
+        n = st[s + 1] - st[s]
+        if n == 0:  # rounding at the end of the scan
+            continue
+        k = min(int(_seq(pkey, t, L, ctr) * n), n - 1)
+        e = pm[st[s] + k]
+        if cs[e] == t:  # already proposed this step
+            continue
+        if _seq(pkey, t, L, ctr) * rb[s] >= Uv[e]:
+            continue  # thinned out
+        cs[e] = t
+        if stamp[e] == t:
+            continue
+        nres = _candidate(e, -math.expm1(-Uv[e]), tau, tau_up, a, b, S, N, stamp, vals, res,
+                          nres, pkey, t, L, ctr, True, stats)  # fmt: skip
+    return nres
+
+
+@helper(HOT)
+def _candidate(e, Ue, tau, tau_up, a, b, S, N, stamp, vals, res, nres, pkey, t, L, ctr,
+               proposed, stats):  # fmt: skip
+    """Item e's envelope draw above tau (``proposed``: its proposal event, probability
+    Ue, has already happened once); below tau_up by repetition, or from ``theta | theta
+    <= tau_up`` after TRIES repetitions. Appends e to ``res`` if its sample is known."""
+    ae, be = a + S[e], b + (N[e] - S[e])
+    for r in range(TRIES + 1):
+        if r == TRIES:
+            x = _below(ae, be, tau_up, pkey, t, e, L, ctr)
+            break
+        if not (proposed and r == 0) and _seq(pkey, t, L, ctr) >= Ue:
+            return nres  # not proposed: at most tau
+        stats[6] += 1
+        x = _propose(ae, be, tau, pkey, t, L, ctr)
+        if x < 0.0:
+            return nres  # rejected: at most tau
+        if x <= tau_up:
+            break
+    stamp[e] = t
+    vals[e] = x
+    res[nres] = e
+    nres += 1
+    return nres
+
+
+@helper(HOT)
+def _count_above(vals, res, nres, tau):
+    c = 0
+    for i in range(nres):
+        if vals[res[i]] > tau:
+            c += 1
+    return c
+
+
+@helper(HOT)
+def _top_res(vals, res, nres, K, out):
+    """``out[:K]`` = the K entries of ``res[:nres]`` of largest sample, ties to the smaller id."""
+    for k in range(K):
+        best = -1
+        bi = -1
+        for i in range(nres):
+            e = res[i]
+            if e < 0:
+                continue
+            if best < 0 or vals[e] > vals[best] or (vals[e] == vals[best] and e < best):
+                best = e
+                bi = i
+        out[k] = best
+        res[bi] = -1 - best
+    for i in range(nres):
+        if res[i] < 0:
+            res[i] = -1 - res[i]
+
+
+@helper(INNER)
+def _choose(K, vals, taus):
+    """Thresholds from one full set of samples ``vals``: the (K + M1)-th and (K + M2)-th
+    largest (the smallest if L is below), clipped into (0, 1)."""
+    L = vals.size
+    m = min(K + M2, L)
+    top = np.empty(m)
+    for i in range(m):
+        top[i] = -1.0
+    for e in range(L):
+        x = vals[e]
+        if x > top[m - 1]:
+            i = m - 1
+            while i > 0 and top[i - 1] < x:
+                top[i] = top[i - 1]
+                i -= 1
+            top[i] = x
+    _set_taus(taus, top[min(K + M1, L) - 1], top[m - 1])
+
+
+@helper(STEP)
+def _set_taus(taus, t1, t2):
+    """``taus`` = (tau1, tau2, log tau1, log tau2, log(1 - tau1), log(1 - tau2)), the
+    thresholds clipped to [1e-300, 1 - 2^-52] and tau2 <= tau1."""
+    lo, hi = 1e-300, 1.0 - 2.0**-52
+    t1 = min(max(t1, lo), hi)
+    t2 = min(max(t2, lo), t1)
+    taus[0], taus[1] = t1, t2
+    taus[2], taus[3] = math.log(t1), math.log(t2)
+    taus[4], taus[5] = math.log1p(-t1), math.log1p(-t2)
+
+
+@helper(INNER)
+def _place(a, b, S, N, lb, U, seg, pos, perm, start, taus):
+    """Every item's envelope mass at both thresholds: its bucket, and its rate in ``U``."""
+    L = S.size
+    # many items share a state (S, N) (most of them unobserved since w_0 at large L): the
+    # masses of the states with N < MEMO_N are computed once per threshold
+    memo = np.empty(MEMO_N * (MEMO_N + 1) // 2)
+    for lv in range(2):
+        for i in range(memo.size):
+            memo[i] = -1.0
+        for e in range(L):
+            n_e, s_e = N[e], S[e]
+            if n_e < MEMO_N:
+                i = n_e * (n_e + 1) // 2 + s_e
+                if memo[i] < 0.0:
+                    memo[i] = _envelope_mass(
+                        a + s_e, b + (n_e - s_e), lb[e], taus[lv], taus[2 + lv], taus[4 + lv]
+                    )
+                U[lv, e] = memo[i]
+            else:
+                U[lv, e] = _envelope_mass(
+                    a + s_e, b + (n_e - s_e), lb[e], taus[lv], taus[2 + lv], taus[4 + lv]
+                )
+        _layout(U[lv], seg[lv], pos[lv], perm[lv], start[lv])
+        for e in range(L):  # the masses' bucket above; the rates from here on
+            U[lv, e] = _rate(U[lv, e])
+
+
+@helper(STEP)
+def _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals, res, taus,
+            taken, sel, pkey, ctr, stats):  # fmt: skip
+    """Step t's list ``sel[:K]`` (module docstring: two levels, then all L samples).
+
+    Returns the path taken: 0 (K samples above tau1), 1 (above tau2), 2 (all L samples
+    drawn, in ``vals``)."""
+    L = S.size
+    ctr[0] = 0
+    tau1, tau2 = taus[0], taus[1]
+    nres = _level(0, tau1, a, b, S, N, U, perm, start, rb, stamp, cstamp, vals,
+                  res, 0, 2.0, pkey, t, L, ctr, stats)  # fmt: skip
+    stats[3] += start[0, 1] - start[0, 0]
+    stats[4] += nres
+    if _count_above(vals, res, nres, tau1) >= K:
+        _top_res(vals, res, nres, K, sel)
+        return 0
+    stats[1] += 1
+    n1 = nres
+    nres = _level(1, tau2, a, b, S, N, U, perm, start, rb, stamp, cstamp, vals,
+                  res, nres, tau1, pkey, t, L, ctr, stats)  # fmt: skip
+    stats[4] += nres - n1
+    if _count_above(vals, res, nres, tau2) >= K:
+        _top_res(vals, res, nres, K, sel)
+        return 1
+    stats[2] += 1
+    for e in range(L):  # every other item is below tau2
+        if stamp[e] != t:
+            vals[e] = _below(a + S[e], b + (N[e] - S[e]), tau2, pkey, t, e, L, ctr)
+    select_top(vals, K, taken, sel)
+    return 2
+
+
+@helper(INNER)
+def _state(L, a, b, S, N):
+    """The sampler's arrays for posteriors Beta(a + S, b + N - S) (lb exact)."""
+    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res = _buffers(L)
+    for e in range(L):
+        lb[e] = _lbeta(a + S[e], b + (N[e] - S[e]))
+        stamp[e] = -1
+        cstamp[0, e] = -1
+        cstamp[1, e] = -1
+    return vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res
+
+
+@numba.njit(**NJIT)
+def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
+    """Lists of ``steps`` steps t0, t0 + 1, ... with the posteriors held fixed, at the
+    thresholds tau1 >= tau2 given (any: the law does not depend on them), into ``out``
+    (steps, K) int64; ``stats`` as in :func:`run_threshold`. For the tests: the law of one
+    step's list against the plain loop's, each path forced by the thresholds."""
+    L = S.size
+    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res = _state(L, a, b, S, N)
+    rb = _tables()
+    taus = np.empty(6)
+    _set_taus(taus, tau1, tau2)
+    _place(a, b, S, N, lb, U, seg, pos, perm, start, taus)
+    taken = np.empty(L, np.bool_)
+    sel = np.zeros(K, np.int64)
+    ctr = np.zeros(1, np.int64)
+    for i in range(steps):
+        _select(t0 + i, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals, res,
+                taus, taken, sel, pkey, ctr, stats)  # fmt: skip
+        for k in range(K):
+            out[i, k] = sel[k]
+
+
+#: the entries of ``run_threshold``'s ``stats``
+STATS = ("rebuilds", "rescues", "completions", "heads", "results", "points", "proposals")
+NSTATS = len(STATS)
+
+
+@numba.njit(**NJIT)
+def kernel_threshold(env, params, ukey, pkey, regret_out, counts_out, trace):
+    """CascadeTS with the plain loop's law at sublinear cost per step (module docstring)."""
+    stats = np.zeros(NSTATS, np.int64)
+    run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
+
+
+@numba.njit(**NJIT)
+def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats):
+    """The kernel's loop, counting in ``stats`` (NSTATS,) int64 (:data:`STATS`): full draws
+    for new thresholds, second-level steps, O(L) completions, head draws, samples known,
+    Poisson points and envelope proposals, over all steps."""
+    code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
+    a, b = params[0], params[1]
+    L = attract.size
+    S, N = observe_w0(ukey, attract)
+    st = step_buffers(L, K)
+    idx, taken, sel, lst, clicks, scratch = st
+    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res = _state(L, a, b, S, N)
+    rb = _tables()
+    taus = np.empty(6)
+    ctr = np.zeros(1, np.int64)
+    rebuild = True
+    since, rescues, above1 = np.int64(0), np.int64(0), np.int64(0)
+    cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
+    for t in range(1, n + 1):
+        path = np.int64(0)
+        if rebuild:  # every sample in full: this step's list, and new thresholds
+            for e in range(L):
+                vals[e] = beta_draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, 64 * L)
+            select_top(vals, K, taken, sel)
+            _choose(K, vals, taus)
+            _place(a, b, S, N, lb, U, seg, pos, perm, start, taus)
+            rebuild = False
+            since, rescues, above1 = 0, 0, 0
+            stats[0] += 1
+        else:
+            r0 = stats[4]
+            path = _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals,
+                           res, taus, taken, sel, pkey, ctr, stats)  # fmt: skip
+            since += 1
+            above1 += stats[4] - r0  # samples known: those above tau1 and the heads' (level 0)
+            if path > 0:
+                rescues += 1
+            if path == 2:  # thresholds from these samples (drawn under the posteriors
+                # before this step's update; any thresholds give the exact law)
+                _choose(K, vals, taus)
+                rebuild = True
+        cum, j, nobs, last = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+        for k in range(nobs):
+            e = lst[k]
+            ae, be = a + S[e], b + (N[e] - S[e])
+            upd[e] += 1
+            if upd[e] % REFRESH == 0:
+                lb[e] = _lbeta(ae, be)
+            elif k == last:  # the click: a - 1 -> a
+                lb[e] += math.log((ae - 1.0) / (ae + be - 1.0))
+            else:
+                lb[e] += math.log((be - 1.0) / (ae + be - 1.0))
+            if not rebuild:
+                _update(e, ae, be, lb[e], taus, U, seg, pos, perm, start)
+        if rebuild and path == 2:
+            _place(a, b, S, N, lb, U, seg, pos, perm, start, taus)
+            rebuild = False
+            since, rescues, above1 = 0, 0, 0
+        elif since >= 64 and (
+            rescues * 8 > since or above1 > 2 * (K + M1) * since or above1 < (K + 1) * since
+        ):
+            rebuild = True
+    finish(N, counts_out)

@@ -1,0 +1,168 @@
+"""cascade-ts's threshold sampler (simulate.policies._ts_threshold): the plain loop's law.
+
+The sampler uses the random numbers differently from the plain loop, so the tests compare
+laws: the list of one step (set and order) with the posteriors held fixed, on each of its
+three paths (forced by the thresholds), against independent numpy Beta draws by a
+chi-square test of homogeneity, and the regret curves of whole runs against the plain
+loop's. A sampler that drops the conditioning of its completion is rejected by the same
+test (its power is checked on that very defect).
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from cascading_bandits.bounds.instance import b_lb
+from cascading_bandits.simulate.engine import simulate_runs
+from cascading_bandits.simulate.models import make_model
+from cascading_bandits.simulate.policies._ts_threshold import (
+    NSTATS,
+    STATS,
+    run_threshold,
+    sample_lists,
+)
+from cascading_bandits.simulate.policies.ts import INVERSION_MIN_L, kernel
+from cascading_bandits.simulate.rng import policy_keys, users_keys
+
+# fixed posteriors Beta(1 + S, 1 + N - S) of 7 items, K = 3: 210 ordered lists
+S = np.array([0, 1, 3, 0, 2, 5, 1], np.int64)
+N = np.array([1, 2, 8, 4, 3, 9, 6], np.int64)
+K, DRAWS = 3, 60000
+# thresholds (tau1, tau2) -> paths taken: level 1 (heads included) mostly; the second
+# level often; the O(L) completion on about half the steps (fewer than K above tau2)
+PATHS = {
+    "level1": (0.3, 0.1),
+    "level2": (0.6, 0.4),
+    "completion": (0.97, 0.5),
+}
+
+
+def _codes(lists):
+    return (lists * len(S) ** np.arange(lists.shape[1])).sum(axis=1)
+
+
+def _reference(seed, draws=DRAWS):
+    """The plain loop's lists with numpy's Beta sampler: the K largest, decreasing."""
+    th = np.random.default_rng(seed).beta(1.0 + S, 1.0 + N - S, size=(draws, len(S)))
+    return np.argsort(-th, axis=1)[:, :K], th
+
+
+def _pvalue(lists_a, lists_b):
+    """Chi-square test of homogeneity of the two samples of ordered lists (lists seen
+    fewer than 10 times in all pooled into one class)."""
+    codes = np.concatenate([_codes(lists_a), _codes(lists_b)])
+    u, inv = np.unique(codes, return_inverse=True)
+    ca = np.bincount(inv[: len(lists_a)], minlength=u.size)
+    cb = np.bincount(inv[len(lists_a) :], minlength=u.size)
+    keep = (ca + cb) >= 10
+    table = np.array([np.r_[ca[keep], ca[~keep].sum()], np.r_[cb[keep], cb[~keep].sum()]])
+    table = table[:, table.sum(axis=0) > 0]
+    return stats.chi2_contingency(table).pvalue
+
+
+def _sample(tau1, tau2, pkey=7, t0=1, draws=DRAWS):
+    out = np.zeros((draws, K), np.int64)
+    st = np.zeros(NSTATS, np.int64)
+    sample_lists(1.0, 1.0, S, N, K, np.uint64(pkey), t0, draws, tau1, tau2, out, st)
+    return out, dict(zip(STATS, st.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_list_law_is_the_plain_loops_on_every_path(path):
+    tau1, tau2 = PATHS[path]
+    lists, st = _sample(tau1, tau2)
+    # the path is exercised
+    if path == "level1":
+        assert st["heads"] > 0 and st["rescues"] < DRAWS // 10 and st["points"] > 0
+    elif path == "level2":
+        assert DRAWS // 2 < st["rescues"] < DRAWS and 0 < st["completions"] < DRAWS // 2
+    else:
+        assert st["rescues"] == DRAWS and DRAWS // 3 < st["completions"] < 2 * DRAWS // 3
+    assert (np.sort(lists, axis=1)[:, 1:] != np.sort(lists, axis=1)[:, :-1]).all()
+    ref, _ = _reference(seed=11)
+    p = _pvalue(lists, ref)
+    assert p > 1e-3, p
+
+
+def test_the_test_rejects_a_completion_without_conditioning():
+    """Power: the completion drawing the items below tau2 from their unconditioned law
+    (what dropping the conditioning would do) gives another law, rejected here."""
+    tau2 = PATHS["completion"][1]
+    _, th = _reference(seed=12)
+    fresh = np.random.default_rng(13).beta(1.0 + S, 1.0 + N - S, size=th.shape)
+    few = (th > tau2).sum(axis=1) < K
+    wrong = np.where(few[:, None] & (th <= tau2), fresh, th)
+    lists, _ = _sample(*PATHS["completion"])
+    assert _pvalue(lists, np.argsort(-wrong, axis=1)[:, :K]) < 1e-6
+    # and two plain-loop samples are not told apart
+    assert _pvalue(_reference(seed=14)[0], _reference(seed=15)[0]) > 1e-3
+
+
+def test_a_wrong_posterior_is_told_apart():
+    """Power on the posteriors: one observation less for item 2 (a failure) is rejected."""
+    lists, _ = _sample(*PATHS["level2"])
+    th = np.random.default_rng(16).beta(1.0 + S, 1.0 + N - S - (np.arange(7) == 2), (DRAWS, 7))
+    assert _pvalue(lists, np.argsort(-th, axis=1)[:, :K]) < 1e-6
+
+
+def test_samples_are_pure_functions_of_the_key_and_step():
+    a, _ = _sample(*PATHS["level2"], pkey=3, t0=100, draws=500)
+    b, _ = _sample(*PATHS["level2"], pkey=3, t0=100, draws=500)
+    c, _ = _sample(*PATHS["level2"], pkey=4, t0=100, draws=500)
+    d, _ = _sample(*PATHS["level1"], pkey=3, t0=100, draws=500)
+    np.testing.assert_array_equal(a, b)
+    assert (a != c).any() and (a != d).any()
+
+
+def _blb(L, K_, runs, seed):
+    weights = tuple(b_lb(L, K_, 0.2, 0.15).weights)
+    ss = np.random.SeedSequence(seed)
+    return make_model("cascade", weights, K_), users_keys(ss, weights, runs), policy_keys(ss, runs)
+
+
+def test_regret_curves_agree_with_the_plain_loop():
+    """B_LB(128, 4, 0.2, 0.15), 800 steps: the mean regret of 24 runs of each kernel at
+    four checkpoints differs by less than 4 standard errors (Welch), and the threshold
+    sampler's runs are not the plain loop's numbers."""
+    n, runs = 800, 24
+    m, uk, pk = _blb(INVERSION_MIN_L, 4, 2 * runs, 21)
+    cp = np.array([100, 200, 400, n])
+    fast, _ = simulate_runs(m, "cascade-ts", "best-first", n, uk[:runs], pk[:runs], cp, 2, True)
+    plain, _ = simulate_runs(m, "cascade-ts", "best-first", n, uk[runs:], pk[runs:], cp, 2, False)
+    se = np.sqrt(fast.var(axis=0, ddof=1) / runs + plain.var(axis=0, ddof=1) / runs)
+    z = (fast.mean(axis=0) - plain.mean(axis=0)) / se
+    assert np.all(np.abs(z) < 4.0), z
+    # sanity of the comparison: the regret grows and is not the same as a uniform list's
+    assert np.all(np.diff(fast.mean(axis=0)) > 0)
+    same, _ = simulate_runs(m, "cascade-ts", "best-first", n, uk[:2], pk[:2], cp, 1, False)
+    assert not np.array_equal(same, fast[:2])
+
+
+def test_kernel_runs_and_reuses_nothing_across_threads():
+    """Same numbers serially and in two threads; the counters show every path taken on a
+    long B_LB run at 2048 items (re-chosen thresholds, second level, completion)."""
+    m, uk, pk = _blb(2048, 4, 2, 5)
+    cp = np.array([3000])
+    one = simulate_runs(m, "cascade-ts", "best-first", 3000, uk, pk, cp, 1, True, 50)
+    two = simulate_runs(m, "cascade-ts", "best-first", 3000, uk, pk, cp, 2, True, 50)
+    for x, y in zip(one, two, strict=True):
+        np.testing.assert_array_equal(x, y)
+    attract, satisfy, gamma = m.kernel_args()
+    fstar = m.expected_reward(m.optimal_list())
+    n = 20000
+    env = (int(m.code), attract, satisfy, float(gamma), 4, n, 0, float(fstar),
+           np.array([n]), True)  # fmt: skip
+    st = np.zeros(NSTATS, np.int64)
+    reg, cnt = np.zeros(1), np.zeros(2048, np.int64)
+    run_threshold(env, np.array([1.0, 1.0]), uk[0], pk[0], reg, cnt,
+                  np.zeros((0, 2, 4), np.int64), st)  # fmt: skip
+    st = dict(zip(STATS, st.tolist(), strict=True))
+    assert st["rebuilds"] >= 1 and st["rescues"] >= 1 and st["completions"] >= 1, st
+    assert 2048 + n <= cnt.sum() <= 2048 + 4 * n  # w_0, then 1 to K observations a step
+    assert 0 < reg[0] < n
+
+
+def test_kernel_choice():
+    assert kernel(INVERSION_MIN_L, True).py_func.__name__ == "kernel_threshold"
+    assert kernel(INVERSION_MIN_L, False).py_func.__name__ == "kernel_plain"
+    assert kernel(INVERSION_MIN_L - 1, True) is kernel(INVERSION_MIN_L - 1, False)
