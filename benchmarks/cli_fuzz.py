@@ -25,9 +25,13 @@ not stop. A case is
     files left behind, or an exit status outside {0, 1, 2};
 ``ok`` otherwise (refused in one line, or accepted for a value of the option's domain).
 
+Every option with declared choices is also given each of them, and ``--instance`` a real
+instance's name (:data:`VALID_EXTRA`), so that the combinations a valid value makes with
+the base invocation are run too.
+
 Run::
 
-    python benchmarks/cli_fuzz.py                      # every case (about 1,900)
+    python benchmarks/cli_fuzz.py                      # every case (about 2,300)
     python benchmarks/cli_fuzz.py --sample 200 --seed 1 --timeout 120
     python benchmarks/cli_fuzz.py --subcommand study --verbose
 
@@ -74,6 +78,11 @@ HOSTILE = (
     "cascade-nope",
     "0.5",
 )
+
+#: valid values given besides the hostile ones: every declared choice of an option that has
+#: choices (``--model pbm`` of search is refused, of ledger accepted), and a real instance
+#: name for ``--instance`` (search's refuses it beside the base's ``--L``)
+VALID_EXTRA = {"--instance": ("yandex:4102451:top",)}
 
 #: a small, valid, quick invocation of each subcommand; the fuzzed option replaces its value
 BASE = {
@@ -188,7 +197,8 @@ def cases(subcommands=None):
     for sub, option, action in value_options():
         if subcommands and sub not in subcommands:
             continue
-        for value in HOSTILE:
+        extra = tuple(action.choices or ()) + VALID_EXTRA.get(option, ())
+        for value in HOSTILE + tuple(v for v in extra if v not in HOSTILE):
             out.append((sub, option, value, valid(action, value), argv_for(sub, option, value)))
     return out
 

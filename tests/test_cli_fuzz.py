@@ -457,7 +457,19 @@ def test_the_sweep_covers_every_option_of_every_subcommand():
     every = FZ.cases()
     assert {c[0] for c in every} == set(SUBCOMMANDS)
     assert {(c[0], c[1]) for c in every} == {(n, o) for n, o, _ in VALUE_OPTIONS}
-    assert len(every) == len(VALUE_OPTIONS) * len(FZ.HOSTILE)
+    # every hostile value, plus each declared choice and VALID_EXTRA's valid values
+    extra = sum(
+        len((set(a.choices or ()) | set(FZ.VALID_EXTRA.get(o, ()))) - set(FZ.HOSTILE))
+        for _, o, a in VALUE_OPTIONS
+    )
+    assert len(every) == len(VALUE_OPTIONS) * len(FZ.HOSTILE) + extra
+    # the valid values reach the new options: search's --model/--instance, ledger's --model
+    for sub, option, value in (
+        ("search", "--model", "pbm"),
+        ("search", "--instance", "yandex:4102451:top"),
+        ("ledger", "--model", "dcm"),
+    ):
+        assert any(c[:3] == (sub, option, value) and c[3] for c in every), (sub, option)
     # the oracle is not the option types: it refuses what they must refuse
     bad = {"", " ", "NaN", "inf", "-inf", "1e400", "\uff11\uff12", "a,,b"}
     bad_count = bad | {"9" * 25, "-1", "0", "0.5", "~"}  # beyond int64, below 1, not integers
