@@ -13,7 +13,9 @@ Pure functions, no I/O. One module per result family:
 * :mod:`bounds.lower`     -- Theorem 4 (lower bound) on B_LB and on any instance
 * :mod:`bounds.discussion` -- the discussion's orders, eqs. (7)-(9)
 * :mod:`bounds.later`     -- later theory: gap-free corollaries, Graves-Lai constant, ledger
-* :mod:`bounds.cli`       -- ``cascading bounds``; :mod:`bounds.ledger_cli` -- ``cascading ledger``
+* :mod:`bounds.overview` -- what ``cascading bounds`` and ``cascading ledger`` print, and their
+  cost estimate; the commands themselves are ``reports/cli/bounds.py`` and
+  ``reports/cli/ledger.py`` (the one command-line layer, which this package never imports)
 """
 
 # first: numba's cache directory is keyed by the sources before any kernel is declared

@@ -9,10 +9,12 @@ Layers, rliable-style (each depends only on the ones above it):
 * :mod:`reports.figures` -- plot functions (data in, matplotlib Figure out; no files);
 * :mod:`reports.regret_plot` -- :func:`plot_regret`: regret of any instance against every
   bound that applies;
-* :mod:`reports.build`   -- the report builder, the only module that writes files;
-* :mod:`reports.report_cli` -- ``cascading report``; :mod:`reports.study_cli` --
-  ``cascading study``;
-  :mod:`reports.cli` -- the ``cascading`` command.
+* :mod:`reports.build`   -- the report builder (its cache :mod:`reports.report_cache`, one
+  module per report section, ``reports/section_*.py``);
+* :mod:`reports.cli` -- the ``cascading`` command, the one command-line layer: one module
+  per subcommand (``reports/cli/report.py`` for ``cascading report``,
+  ``reports/cli/study.py`` for ``cascading study``, ``reports/cli/profile.py``, ...) and
+  ``reports/cli/common.py``, the vocabulary they share.
 """
 
 __all__ = ["plot_regret"]

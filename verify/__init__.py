@@ -18,7 +18,8 @@ Modules
 * ``verify.claims_*``      -- the claims, one module per part of the paper; every
   ``claims_*`` module of the package is discovered and loaded (:func:`claim_modules`)
 * :mod:`verify.findings`   -- errata, unstated conditions, premise-dropping counterexamples
-* :mod:`verify.cli`        -- ``cascading verify``
+* ``cascading verify``       -- ``reports/cli/verify.py`` (the one command-line layer, which
+  this package never imports)
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from cascading_bandits.verify.registry import (
     available_claims,
     get_claim,
     safe_run,
+    sharing,
 )
 from cascading_bandits.verify.verdict import (
     FAILS,
@@ -119,7 +121,8 @@ def run_all(examples: int = 50, seed: int = 0, budget: float = 1.0, claims=None)
         todo = available_claims()
     else:
         todo = [get_claim(c) for c in claims]
-    return [safe_run(c, examples, seed, budget) for c in todo]
+    with sharing():  # claims on the same simulated cells share them (registry.shared)
+        return [safe_run(c, examples, seed, budget) for c in todo]
 
 
 __all__ = [

@@ -155,7 +155,7 @@ def test_asymptotic_factors_on_blb():
         asymptotic_factors((0.2, 0.2, 0.2), 2, "cascade-klucb")  # no unique optimal set
 
 
-# -- the `cascading profile` command and the report section (reports.profile_cli/_report) --
+# -- `cascading profile` (reports/cli/profile.py) and the report section (reports.profile_report) --
 
 
 def test_profile_cli_prints_writes_and_refuses_to_overwrite(tmp_path, capsys):

@@ -1,5 +1,5 @@
 """`cascading profile --chain paper|binomial` and the printing and drawing of both chains
-(reports.profile_cli, reports.profile_report), and the binomial chain in the profile grid."""
+(reports/cli/profile.py, reports.profile_report), and the binomial chain in the profile grid."""
 
 import json
 import re
