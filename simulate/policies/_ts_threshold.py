@@ -232,12 +232,22 @@ def _move(e, s_new, seg, pos, perm, start):
 
 
 @helper(STEP)
-def _update(e, ae, be, lbe, taus, U, seg, pos, perm, start):
-    """Item e's new masses at both thresholds: its rates and buckets."""
-    for lv in range(2):
-        u = _envelope_mass(ae, be, lbe, taus[lv], taus[2 + lv], taus[4 + lv])
-        U[lv, e] = _rate(u)
-        _move(e, _bucket(u), seg[lv], pos[lv], perm[lv], start[lv])
+def _update(e, ae, be, lbe, lv, taus, U, seg, pos, perm, start):
+    """Item e's new mass at threshold lv: its rate and bucket there."""
+    u = _envelope_mass(ae, be, lbe, taus[lv], taus[2 + lv], taus[4 + lv])
+    U[lv, e] = _rate(u)
+    _move(e, _bucket(u), seg[lv], pos[lv], perm[lv], start[lv])
+
+
+@helper(STEP)
+def _clean(a, b, S, N, lb, taus, U, seg, pos, perm, start, dl, dflag, ctr):
+    """The level-2 masses of the items observed since the last second-level step (they are
+    recomputed only when that level is used: ``dl[:ctr[1]]``, flagged in ``dflag``)."""
+    for i in range(ctr[1]):
+        e = dl[i]
+        dflag[e] = 0
+        _update(e, a + S[e], b + (N[e] - S[e]), lb[e], 1, taus, U, seg, pos, perm, start)
+    ctr[1] = 0
 
 
 @helper(INNER)
@@ -252,7 +262,8 @@ def _tables():
 @helper(INNER)
 def _buffers(L):
     """(vals (L,), U (2, L) the Poisson rates -log(1 - U), seg, pos, perm (2, L) int,
-    start (2, NB + 1) int, lb (L,), upd, stamp (L,) int, cstamp (2, L) int, res (L,) int)."""
+    start (2, NB + 1) int, lb (L,), upd, stamp (L,) int, cstamp (2, L) int, res, dl, dflag (L,)
+    int)."""
     return (
         np.empty(L),
         np.empty(2 * L).reshape((2, L)),
@@ -264,6 +275,8 @@ def _buffers(L):
         np.zeros(L, np.int64),
         np.zeros(L, np.int64),
         np.zeros(2 * L, np.int64).reshape((2, L)),
+        np.zeros(L, np.int64),
+        np.zeros(L, np.int64),
         np.zeros(L, np.int64),
     )
 
@@ -428,7 +441,7 @@ def _set_taus(taus, t1, t2):
 
 
 @helper(INNER)
-def _place(a, b, S, N, lb, U, seg, pos, perm, start, taus):
+def _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr):
     """Every item's envelope mass at both thresholds: its bucket, and its rate in ``U``."""
     L = S.size
     # many items share a state (S, N) (most of them unobserved since w_0 at large L): the
@@ -453,11 +466,14 @@ def _place(a, b, S, N, lb, U, seg, pos, perm, start, taus):
         _layout(U[lv], seg[lv], pos[lv], perm[lv], start[lv])
         for e in range(L):  # the masses' bucket above; the rates from here on
             U[lv, e] = _rate(U[lv, e])
+    for e in range(L):
+        dflag[e] = 0
+    ctr[1] = 0
 
 
 @helper(STEP)
 def _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals, res, taus,
-            taken, sel, pkey, ctr, stats):  # fmt: skip
+            taken, sel, pkey, ctr, stats, lb, dl, dflag):  # fmt: skip
     """Step t's list ``sel[:K]`` (module docstring: two levels, then all L samples).
 
     Returns the path taken: 0 (K samples above tau1), 1 (above tau2), 2 (all L samples
@@ -474,6 +490,7 @@ def _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals,
         return 0
     stats[1] += 1
     n1 = nres
+    _clean(a, b, S, N, lb, taus, U, seg, pos, perm, start, dl, dflag, ctr)
     nres = _level(1, tau2, a, b, S, N, U, perm, start, rb, stamp, cstamp, vals,
                   res, nres, tau1, pkey, t, L, ctr, stats)  # fmt: skip
     stats[4] += nres - n1
@@ -491,13 +508,13 @@ def _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals,
 @helper(INNER)
 def _state(L, a, b, S, N):
     """The sampler's arrays for posteriors Beta(a + S, b + N - S) (lb exact)."""
-    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res = _buffers(L)
+    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res, dl, dflag = _buffers(L)
     for e in range(L):
         lb[e] = _lbeta(a + S[e], b + (N[e] - S[e]))
         stamp[e] = -1
         cstamp[0, e] = -1
         cstamp[1, e] = -1
-    return vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res
+    return vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res, dl, dflag
 
 
 @numba.njit(**NJIT)
@@ -507,17 +524,18 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     (steps, K) int64; ``stats`` as in :func:`run_threshold`. For the tests: the law of one
     step's list against the plain loop's, each path forced by the thresholds."""
     L = S.size
-    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res = _state(L, a, b, S, N)
+    st = _state(L, a, b, S, N)
+    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res, dl, dflag = st
     rb = _tables()
     taus = np.empty(6)
     _set_taus(taus, tau1, tau2)
-    _place(a, b, S, N, lb, U, seg, pos, perm, start, taus)
+    ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
+    _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr)
     taken = np.empty(L, np.bool_)
     sel = np.zeros(K, np.int64)
-    ctr = np.zeros(1, np.int64)
     for i in range(steps):
         _select(t0 + i, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals, res,
-                taus, taken, sel, pkey, ctr, stats)  # fmt: skip
+                taus, taken, sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
         for k in range(K):
             out[i, k] = sel[k]
 
@@ -545,10 +563,10 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res = _state(L, a, b, S, N)
+    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res, dl, dflag = _state(L, a, b, S, N)
     rb = _tables()
     taus = np.empty(6)
-    ctr = np.zeros(1, np.int64)
+    ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
     rebuild = True
     since, rescues, above1 = np.int64(0), np.int64(0), np.int64(0)
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
@@ -559,14 +577,14 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
                 vals[e] = beta_draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, 64 * L)
             select_top(vals, K, taken, sel)
             _choose(K, vals, taus)
-            _place(a, b, S, N, lb, U, seg, pos, perm, start, taus)
+            _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr)
             rebuild = False
             since, rescues, above1 = 0, 0, 0
             stats[0] += 1
         else:
             r0 = stats[4]
             path = _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals,
-                           res, taus, taken, sel, pkey, ctr, stats)  # fmt: skip
+                           res, taus, taken, sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
             since += 1
             above1 += stats[4] - r0  # samples known: those above tau1 and the heads' (level 0)
             if path > 0:
@@ -590,9 +608,13 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
             else:
                 lb[e] += math.log((be - 1.0) / (ae + be - 1.0))
             if not rebuild:
-                _update(e, ae, be, lb[e], taus, U, seg, pos, perm, start)
+                _update(e, ae, be, lb[e], 0, taus, U, seg, pos, perm, start)
+                if dflag[e] == 0:  # level 2: when next used
+                    dflag[e] = 1
+                    dl[ctr[1]] = e
+                    ctr[1] += 1
         if rebuild and path == 2:
-            _place(a, b, S, N, lb, U, seg, pos, perm, start, taus)
+            _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr)
             rebuild = False
             since, rescues, above1 = 0, 0, 0
         elif since >= 64 and (
