@@ -1,9 +1,20 @@
 """``oracle``: told the truth; a baseline and test instrument.
 
-Its index is ``w(e)`` (DBN: ``rho(e) nu(e)``), so it shows the optimal list and its regret
-is exactly 0. It goes through the same observation and counting code as the cascade
-learners (``w_0`` included). Its list never changes, so it is chosen once, before the
-first step: a step costs O(K) (showing the list, observing, counting).
+It shows the model's optimal list (:meth:`optimal_list` of :mod:`simulate.models`), so its
+expected regret is exactly 0 under every click model:
+
+* cascade: the K largest ``w(e)``, decreasing (ties to the smaller id);
+* DBN: the K largest ``rho(e) nu(e)``, decreasing;
+* PBM and DCM: the rearrangement pairing (docs/click_models.md, "Optimal lists"): the i-th
+  most attractive item at the position of the i-th largest position weight ``q_k``
+  (``kappa_k``; ``1 - lam_k``), items ties to the smaller id, positions ties to the upper
+  one. ``w`` alone is right only for a non-increasing ``kappa`` (non-decreasing ``lam``).
+
+Its list is "the items by decreasing index" of the other policies with the index read as
+"the best list in position order", so ``worst-first`` shows that list reversed. It goes
+through the same observation and counting code as the cascade learners (``w_0`` included).
+Its list never changes, so it is chosen once, before the first step (O(L K)); a step costs
+O(K) (showing the list, observing, counting).
 """
 
 from __future__ import annotations
@@ -11,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from cascading_bandits.simulate.models import DBN
+from cascading_bandits.simulate.models import DBN, DCM, PBM
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
     finish,
@@ -30,9 +41,20 @@ def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    for e in range(L):
-        idx[e] = attract[e] * satisfy[e] if code == DBN else attract[e]
-    select_top(idx, K, st[1], st[2])  # the list of every step: the index never moves
+    if code == PBM or code == DCM:
+        # rearrangement pairing: items by decreasing w into `clicks`, positions by decreasing
+        # q (kappa; 1 - lam, in satisfy[:K]) into `lst` (both rewritten by every step)
+        select_top(attract, K, taken, clicks)
+        for k in range(K):
+            scratch[k] = satisfy[k] if code == PBM else 1.0 - satisfy[k]
+        select_top(scratch, K, taken, lst)
+        for i in range(K):
+            sel[lst[i]] = clicks[i]
+    else:
+        for e in range(L):
+            idx[e] = attract[e] * satisfy[e] if code == DBN else attract[e]
+        select_top(idx, K, taken, sel)
+    # sel: the list of every step, the truth never moves
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         cum, j, _, _ = play(

@@ -121,21 +121,27 @@ def best_list(model, rho, pos, K):
 def setting(model, weights, K, nu, gamma):
     """(rho, nus, gamma, score, fstar) of a cell.
 
-    For pbm and dcm, ``nu`` carries the K per-position parameters (kappa, lam; see
-    :func:`position_params`) and ``nus`` is that list; ``score`` (the oracle's index) is w.
+    ``nu``: for dbn one satisfaction probability for every item or a sequence of L, one per
+    item (``nus`` is then that list); for pbm and dcm the K per-position parameters (kappa,
+    lam; see :func:`position_params`), and ``nus`` is that list; ignored by the cascade model.
+    ``score`` is the oracle's index: ``ranking(score)[:K]`` is the optimal list in position
+    order -- rho nu (cascade: w) for the cascade and DBN models; for pbm and dcm
+    ``K - k`` for the item :func:`best_list` puts at position k and -1 for the others.
     """
     rho = [float(x) for x in weights]
     L = len(rho)
     if model in ("pbm", "dcm"):
         pos = position_params(model, K, nu)
-        return (
-            rho,
-            pos,
-            1.0,
-            list(rho),
-            reward_py(model, rho, pos, 1.0, best_list(model, rho, pos, K)),
-        )
-    nus = [float(nu)] * L if model == "dbn" else [1.0] * L
+        best = best_list(model, rho, pos, K)
+        score = [-1.0] * L
+        for k, e in enumerate(best):
+            score[e] = float(K - k)
+        return rho, pos, 1.0, score, reward_py(model, rho, pos, 1.0, best)
+    if model == "dbn" and hasattr(nu, "__len__"):
+        nus = [float(x) for x in nu]
+        assert len(nus) == L, f"nu must hold one value or L = {L}, got {len(nus)}"
+    else:
+        nus = [float(nu)] * L if model == "dbn" else [1.0] * L
     g = float(gamma) if model == "dbn" else 1.0
     score = [rho[e] * nus[e] for e in range(L)]
     fstar = reward_py(model, rho, nus, g, ranking(score)[:K])
