@@ -34,7 +34,7 @@ __all__ = [
 #: bumped whenever a change alters any number the engine produces for a given cell and
 #: seed; stored results of an older version are resumed only where :data:`ENGINE_CHANGES`
 #: says the numbers stayed the same (simulate.sweep)
-ENGINE_VERSION = 4
+ENGINE_VERSION = 5
 
 #: version -> (what changed, predicate(policy name, L) true for the cells it changed)
 ENGINE_CHANGES = {
@@ -46,6 +46,11 @@ ENGINE_CHANGES = {
         "cascade-ts draws its Gamma variates from ziggurat normals (was Box-Muller) below "
         "128 items",
         lambda name, L: name == "cascade-ts" and L < 128,
+    ),
+    5: (
+        "uniform-random and cascade-egreedy draw their random list in O(K) (the first K "
+        "entries of a Fisher-Yates shuffle, simulate/policies/_random_list.py)",
+        lambda name, L: name in ("uniform-random", "cascade-egreedy"),
     ),
 }
 
