@@ -236,6 +236,9 @@ def test_an_hour_without_force_and_the_papers_runs_fit(capsys, monkeypatch, tmp_
         ["ledger"],
     ):
         assert _cost(argv)["seconds"] < TIME_LIMIT, argv
+    # --profile's eight counted cells are charged (they were not)
+    plain, profiled = _cost(["report"]), _cost(["report", "--profile"])
+    assert profiled["seconds"] > plain["seconds"] and profiled["bytes"] > plain["bytes"]
     from cascading_bandits.reports.cli.common import guard
 
     with pytest.raises(ValueError, match="would take about 5.56 h"):

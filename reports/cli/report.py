@@ -102,7 +102,26 @@ def cost(args):
     # as verify.registry.estimate_seconds at budget 1 (not imported: verify's claims load
     # in 2 s, and the report runs them in a process of its own)
     need["seconds"] += VERIFY_SECONDS_PER_EXAMPLE * max(examples, 5)
-    return need, f"this report (--runs {runs} x --horizon {horizon}, --examples {examples})"
+    what = f"this report (--runs {runs} x --horizon {horizon}, --examples {examples}"
+    if args.profile:  # profile_grid's cells, one after the other (simulate.counters.estimate)
+        import inspect
+
+        from cascading_bandits.reports.profile_report import profile_grid
+        from cascading_bandits.simulate.counters import estimate as counted
+
+        p = inspect.signature(profile_grid).parameters
+        cells = [
+            (L, K)
+            for L, K, _, _ in p["instances"].default
+            for _ in p["policies"].default
+            for _ in p["orders"].default
+        ]
+        for L, K in cells:
+            one = counted(L, K, runs, horizon)
+            need["bytes"] = max(need["bytes"], one["bytes"])
+            need["seconds"] += one["seconds"]
+        what += f", --profile: {len(cells)} profiled cells"
+    return need, what + ")"
 
 
 def _check(args):
