@@ -83,15 +83,17 @@ __all__ = [
     "sample_lists",
     "STATS",
     "NSTATS",
-    "M1",
-    "M2",
+    "T1",
+    "T2",
     "TRIES",
     "REFRESH",
     "NB",
 ]
 
-#: targets: about K + M1 (K + M2) samples above tau1 (tau2) when the thresholds are chosen
-M1, M2 = 4, 12
+#: the thresholds are chosen where the envelope masses add up to K + T1 and K + T2
+T1, T2 = 6, 24
+#: bisection steps of that choice (logit(tau) in [-40, 40] to about 1e-4)
+TUNE_STEPS = 20
 #: full draws tried by a conditional draw below a threshold before inversion
 TRIES = 32
 #: exact log B(a, b) from lgamma every REFRESH updates of an item
@@ -409,23 +411,46 @@ def _top_res(vals, res, nres, K, out):
 
 
 @helper(INNER)
-def _choose(K, vals, taus):
-    """Thresholds from one full set of samples ``vals``: the (K + M1)-th and (K + M2)-th
-    largest (the smallest if L is below), clipped into (0, 1)."""
-    L = vals.size
-    m = min(K + M2, L)
-    top = np.empty(m)
-    for i in range(m):
-        top[i] = -1.0
+def _tune(K, a, b, S, N, lb, taus):
+    """Thresholds where the items' envelope masses add up to K + T1 and K + T2 (an upper
+    bound of the expected number of samples above them; bisection in logit(tau) over the
+    distinct states (S, N), the items with N >= MEMO_N one by one)."""
+    L = S.size
+    slot = np.empty(MEMO_N * (MEMO_N + 1) // 2, np.int64)
+    for i in range(slot.size):
+        slot[i] = -1
+    sa, sb, sl, sc = np.empty(L), np.empty(L), np.empty(L), np.empty(L)
+    ns = 0
     for e in range(L):
-        x = vals[e]
-        if x > top[m - 1]:
-            i = m - 1
-            while i > 0 and top[i - 1] < x:
-                top[i] = top[i - 1]
-                i -= 1
-            top[i] = x
-    _set_taus(taus, top[min(K + M1, L) - 1], top[m - 1])
+        n_e, s_e = N[e], S[e]
+        k = ns
+        if n_e < MEMO_N:
+            i = n_e * (n_e + 1) // 2 + s_e
+            if slot[i] >= 0:
+                sc[slot[i]] += 1.0
+                continue
+            slot[i] = k
+        ns += 1
+        sa[k], sb[k], sl[k], sc[k] = a + s_e, b + (n_e - s_e), lb[e], 1.0
+    out = np.empty(2)
+    for lv in range(2):
+        target = K + (T1 if lv == 0 else T2)
+        lo, hi = -40.0, 40.0
+        for _ in range(TUNE_STEPS):
+            mid = 0.5 * (lo + hi)
+            tau = 1.0 / (1.0 + math.exp(-mid))
+            lt, l1t = -math.log1p(math.exp(-mid)), -math.log1p(math.exp(mid))
+            tot = 0.0
+            for k in range(ns):
+                tot += sc[k] * _envelope_mass(sa[k], sb[k], sl[k], tau, lt, l1t)
+                if tot > target:
+                    break
+            if tot > target:
+                lo = mid
+            else:
+                hi = mid
+        out[lv] = 1.0 / (1.0 + math.exp(-hi))
+    _set_taus(taus, out[0], out[1])
 
 
 @helper(STEP)
@@ -567,32 +592,23 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     rb = _tables()
     taus = np.empty(6)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
-    rebuild = True
+    retune = True
     since, rescues, above1 = np.int64(0), np.int64(0), np.int64(0)
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
-        path = np.int64(0)
-        if rebuild:  # every sample in full: this step's list, and new thresholds
-            for e in range(L):
-                vals[e] = beta_draw(a + S[e], b + (N[e] - S[e]), pkey, t, e, 64 * L)
-            select_top(vals, K, taken, sel)
-            _choose(K, vals, taus)
+        if retune:  # new thresholds from the posteriors (any thresholds give the exact law)
+            _tune(K, a, b, S, N, lb, taus)
             _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr)
-            rebuild = False
+            retune = False
             since, rescues, above1 = 0, 0, 0
             stats[0] += 1
-        else:
-            r0 = stats[4]
-            path = _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals,
-                           res, taus, taken, sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
-            since += 1
-            above1 += stats[4] - r0  # samples known: those above tau1 and the heads' (level 0)
-            if path > 0:
-                rescues += 1
-            if path == 2:  # thresholds from these samples (drawn under the posteriors
-                # before this step's update; any thresholds give the exact law)
-                _choose(K, vals, taus)
-                rebuild = True
+        r0 = stats[4]
+        path = _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals,
+                       res, taus, taken, sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
+        since += 1
+        above1 += stats[4] - r0  # samples known: those above tau1 and the heads' (level 1)
+        if path > 0:
+            rescues += 1
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
@@ -607,18 +623,16 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
                 lb[e] += math.log((ae - 1.0) / (ae + be - 1.0))
             else:
                 lb[e] += math.log((be - 1.0) / (ae + be - 1.0))
-            if not rebuild:
-                _update(e, ae, be, lb[e], 0, taus, U, seg, pos, perm, start)
-                if dflag[e] == 0:  # level 2: when next used
-                    dflag[e] = 1
-                    dl[ctr[1]] = e
-                    ctr[1] += 1
-        if rebuild and path == 2:
-            _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr)
-            rebuild = False
-            since, rescues, above1 = 0, 0, 0
-        elif since >= 64 and (
-            rescues * 8 > since or above1 > 2 * (K + M1) * since or above1 < (K + 1) * since
+            _update(e, ae, be, lb[e], 0, taus, U, seg, pos, perm, start)
+            if dflag[e] == 0:  # level 2: when next used
+                dflag[e] = 1
+                dl[ctr[1]] = e
+                ctr[1] += 1
+        # re-choose after an O(L) completion, or when the second level is used too often or
+        # the samples above tau1 are too few or too many on average
+        if path == 2 or (
+            since >= 64
+            and (rescues * 8 > since or above1 > 3 * (K + T1) * since or above1 < (K + 1) * since)
         ):
-            rebuild = True
+            retune = True
     finish(N, counts_out)
