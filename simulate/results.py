@@ -211,7 +211,8 @@ class CellResult:
         """A strict-JSON one-line summary (one element of the CLI's ``--json`` ``cells``).
 
         ``stderr`` is None (JSON null) when it is undefined, i.e. for a single run; every
-        other value is finite.
+        other value is finite. ``kappa`` (PBM) and ``lam`` (DCM), K floats, are there when
+        the cell's model has them (cascade and DBN summaries are what they were).
         """
         p = self.params
         se = self.stderr
@@ -230,6 +231,10 @@ class CellResult:
             "delta": p.get("delta"),
             "nu": p.get("nu"),
             "gamma": p.get("gamma"),
+            # per-position parameters of the models that have them (PBM kappa, DCM lam), as
+            # lists of floats: what the record's JSON reads back as, so a stored summary
+            # compares equal to a fresh one
+            **{k: [float(x) for x in p[k]] for k in ("kappa", "lam") if p.get(k) is not None},
             "runs": self.runs,
             "horizon": int(self.checkpoints[-1]),
             "mean_regret": self.mean_regret,

@@ -421,3 +421,32 @@ def test_reference_setting_takes_a_per_item_nu():
         np.testing.assert_array_equal(clicks[0], np.array(ref[1]))
         np.testing.assert_array_equal(regret[0], np.array(ref[2]))
         np.testing.assert_array_equal(counts[0], np.array(ref[3]))
+
+
+@pytest.mark.parametrize("model", MODEL_NAMES)
+def test_cell_summary_names_the_position_parameters(model, tmp_path):
+    """CellResult.summary has kappa (PBM) / lam (DCM) as lists of K floats, neither for the
+    cascade and DBN models (also from a tuple of ints); it is strict JSON, and a stored cell
+    loads back with an equal summary (the store compares the two)."""
+    import json
+
+    from cascading_bandits.simulate.results import CellResult
+    from cascading_bandits.simulate.store import load_result, save_result
+
+    kw = {"pbm": dict(kappa=(1.0, 0.25)), "dcm": dict(lam=(0.75, 0.5))}.get(model, {})
+    res = run_cell(Cell("t", "c", model, (0.6, 0.45, 0.3), 2, "oracle", "best-first", 40, 2,
+                        **kw), 1)  # fmt: skip
+    s = res.summary()
+    for k in ("kappa", "lam"):
+        if k in kw:
+            assert s[k] == list(kw[k]) == res.params[k] and isinstance(s[k], list)
+        else:
+            assert k not in s
+    assert json.loads(json.dumps(s, allow_nan=False)) == s
+    params = dict(res.params)
+    for k in kw:
+        params[k] = tuple(int(x) if x == int(x) else x for x in params[k])
+    again = CellResult(params, res.checkpoints, res.regret, res.counts, res.provenance)
+    assert again.summary() == s
+    loaded = load_result(save_result(res, tmp_path))
+    assert loaded.summary() == s
