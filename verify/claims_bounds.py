@@ -291,9 +291,8 @@ def upper_check(b, ctx) -> Outcome:
     at_horizon = horizon_specific(b)
     runs, horizon, cps = mc_scale(ctx.budget)
     insts, skipped = upper_instances(b, ctx.rng)
-    seeds = np.random.SeedSequence(int(ctx.rng.integers(2**63))).spawn(max(1, len(insts)))
     status, worst, cex, details, used = HOLDS, None, None, [], []
-    for i, ((label, w, K, n_extra), ss) in enumerate(zip(insts, seeds, strict=False)):
+    for i, (label, w, K, n_extra) in enumerate(insts):
         inst = CascadeInstance(w, K)
         # a stored tightest instance is simulated up to its own search's n (at most
         # STORED_HORIZON_CAP), where the search found the bound tightest
@@ -312,7 +311,11 @@ def upper_check(b, ctx) -> Outcome:
             skipped.append(f"{label}: needs {b.failed_premise(inst, int(grid[-1]))}")
             continue
         cell = Cell("verify", f"bound-{b.name}-{i}", "cascade", w, K, spec, horizon=h, runs=runs)
-        res = run_cell(cell, ss, checkpoints=grid)
+        # one simulation per (policy, instance, sizes) for all the bounds on that policy
+        key = ("bound", spec, tuple(float(x) for x in w), int(K), h, runs, tuple(grid.tolist()))
+        res = R.shared(
+            ctx, key, lambda ss, cell=cell, grid=grid: run_cell(cell, ss, checkpoints=grid)
+        )
         n_at = res.checkpoints[ok]
         B = np.asarray(b(inst, n_at), dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):  # a bound of 0: slack below

@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
-from cascading_bandits.verify.registry import claim
+from cascading_bandits.verify.registry import claim, shared
 from cascading_bandits.verify.verdict import FAILS, HOLDS, MONTE_CARLO, UNDECIDED, Outcome
 
 CONFIDENCE = 0.999
@@ -43,7 +43,10 @@ _REQ = (
 )
 
 
-def _counted(ctx, policy, label, w, K, order, ss):
+def _counted(ctx, policy, label, w, K, order):
+    """The counted runs of one cell and Theorem 3's eps; shared by every ``profile.*`` claim
+    of the run (:func:`verify.registry.shared`): they check different links of one chain on
+    the same runs."""
     from cascading_bandits.bounds.profile import proof_thresholds
     from cascading_bandits.simulate.counters import run_counters
     from cascading_bandits.simulate.experiments import Cell
@@ -52,10 +55,14 @@ def _counted(ctx, policy, label, w, K, order, ss):
     runs = int(80 * min(ctx.budget, 4))
     cell = Cell("verify", f"profile-{policy}", "cascade", w, K, policy, order, horizon, runs)
     tau, eps = proof_thresholds(w, K, policy, horizon)
-    # check=False: only the indices the bad events need (tests/simulate/test_counters.py shows
-    # the replayed indices are the policy's, step for step)
-    pc = run_counters(cell, ss, tau, threads=1, check=False)
-    return pc, eps
+
+    def count(ss):
+        # check=False: only the indices the bad events need (tests/simulate/test_counters.py
+        # shows the replayed indices are the policy's, step for step)
+        return run_counters(cell, ss, tau, threads=1, check=False)
+
+    key = ("profile", policy, tuple(float(x) for x in w), int(K), order, horizon, runs)
+    return shared(ctx, key, count), eps
 
 
 def _check(ctx, policies, link, kind):
@@ -63,10 +70,9 @@ def _check(ctx, policies, link, kind):
     # the default budget skips the middle instance (the default test run stays short)
     insts = PROFILE_INSTANCES if ctx.budget >= 2 else PROFILE_INSTANCES[::2]
     cells = [(p, lab, w, K, o) for p in policies for (lab, w, K) in insts for o in ORDERS]
-    seeds = np.random.SeedSequence(int(ctx.rng.integers(2**63))).spawn(len(cells))
     status, worst, cex, details, runs = HOLDS, None, None, [], 0
-    for (pol, label, w, K, order), ss in zip(cells, seeds, strict=True):
-        pc, eps = _counted(ctx, pol, label, w, K, order, ss)
+    for pol, label, w, K, order in cells:
+        pc, eps = _counted(ctx, pol, label, w, K, order)
         runs = pc.runs
         lhs, rhs = link(pc, eps)
         lhs = np.broadcast_to(np.asarray(lhs, float), (pc.runs,))
@@ -89,13 +95,13 @@ def _check(ctx, policies, link, kind):
                     "rhs": float(rhs[bad[0]]),
                 }
         elif kind == "equality":
-            q = stats.t.ppf(1 - (1 - CONFIDENCE) / 2, d.size - 1)
+            q = special.stdtrit(d.size - 1, 1 - (1 - CONFIDENCE) / 2)
             verdict = FAILS if abs(mean) > q * se else HOLDS
             slack = -abs(mean) / scale if verdict == FAILS else 0.0
             if verdict == FAILS:
                 cex = {**where, "mean_difference": mean, "half_width": q * se}
         else:
-            q = stats.t.ppf(CONFIDENCE, d.size - 1)
+            q = special.stdtrit(d.size - 1, CONFIDENCE)
             if mean + q * se < 0:
                 verdict = FAILS
                 cex = {**where, "mean_lhs": float(lhs.mean()), "mean_rhs": float(rhs.mean()),

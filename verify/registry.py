@@ -35,11 +35,63 @@ class CheckContext:
     budget : float
         Multiplier for interval box budgets and Monte-Carlo sizes (1 = the default
         run; ``pytest -m slow`` and ``cascading verify --full`` use more).
+    seed : int, optional
+        The run's root seed, for work several claims share (:func:`shared`); None when
+        the context was built by hand (each claim then draws its own).
     """
 
     examples: int
     rng: np.random.Generator
     budget: float = 1.0
+    seed: int | None = None
+
+
+#: results of work shared between the claims of one :func:`sharing` block (:func:`shared`)
+_SHARED: dict = {}
+#: most entries kept (each a simulated cell: a few MB at most)
+SHARED_MAX = 256
+_SHARING = [0]  # depth of nested sharing() blocks
+
+
+def shared(ctx: CheckContext, key: tuple, compute: Callable):
+    """``compute(seed_sequence)``, computed once per root seed and ``key`` for all claims.
+
+    Several claims check different inequalities on the same simulated cells (the
+    ``profile.*`` chains, the ``bound.*`` claims of one policy): they share one simulation,
+    seeded from the run's root seed and ``key`` (a tuple of str, int and float naming the
+    work: policy, instance, sizes), so a claim run alone gets the same numbers as in a full
+    run. Each claim still tests its own inequality at its own confidence; shared samples only
+    make the claims' errors correlated. With ``ctx.seed`` None (a hand-built context) the seed
+    is drawn from ``ctx.rng`` and nothing is stored.
+    """
+    if ctx.seed is None:
+        return compute(np.random.SeedSequence(int(ctx.rng.integers(2**63))))
+    full = (int(ctx.seed), *key)
+    if full not in _SHARED:
+        if len(_SHARED) >= SHARED_MAX:
+            _SHARED.clear()
+        text = repr(key).encode()
+        _SHARED[full] = compute(np.random.SeedSequence(int(ctx.seed), spawn_key=tuple(text)))
+    return _SHARED[full]
+
+
+class sharing:
+    """Context manager: the claims run inside share their work (:func:`shared`).
+
+    ``verify.run_all`` runs its claims inside one block; outside any block a claim's shared
+    results are forgotten when its check returns, so a claim run on its own never reuses
+    work done before (e.g. before a test patched the simulator).
+    """
+
+    def __enter__(self):
+        _SHARING[0] += 1
+        return self
+
+    def __exit__(self, *exc):
+        _SHARING[0] -= 1
+        if _SHARING[0] == 0:
+            _SHARED.clear()
+        return False
 
 
 @dataclass(frozen=True)
@@ -81,9 +133,12 @@ class Claim:
         examples = V.positive_int("examples", examples)
         budget = V.positive_real("budget", budget)
         ss = _seed_sequence(seed, self.id)
-        ctx = CheckContext(examples=examples, rng=np.random.default_rng(ss), budget=budget)
+        ctx = CheckContext(
+            examples=examples, rng=np.random.default_rng(ss), budget=budget, seed=ss.entropy
+        )
         t0 = time.perf_counter()
-        out = self.check(ctx)
+        with sharing():
+            out = self.check(ctx)
         return Verdict.from_outcome(self, out, time.perf_counter() - t0)
 
     def is_available(self) -> bool:
