@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from cascading_bandits.verify.checks import SlackTracker
 from cascading_bandits.verify.registry import claim
@@ -37,6 +37,13 @@ from cascading_bandits.verify.verdict import EXACT, FAILS, SAMPLING
 _REQ = ("cascading_bandits.bounds.sharp",)
 _POLICIES = ("cascade-ucb1", "cascade-klucb")
 _PARAMS = {"cascade-ucb1": (0.5, 1.0, 1.5, 2.0), "cascade-klucb": (0.0, 1.0, 3.0)}
+
+
+def _binom_sf(k, n, p):
+    """``P(Bin(n, p) > k)`` (scipy.stats.binom.sf without importing scipy.stats, a second of
+    start-up): ``special.bdtrc``, which is nan for ``k > n`` where the tail is 0."""
+    k = np.asarray(k, dtype=float)
+    return special.bdtrc(np.minimum(k, n), n, p)
 
 
 # ---------------------------------------------------------------------------
@@ -385,7 +392,7 @@ def _layer_cake(ctx):
             lower = levels[k + 1] if k + 1 < len(levels) else we
             if v - lower > 0:
                 m = int(admission_thresholds(v, s, n, policy, param))
-                layer += (v - lower) * float(stats.binom.sf(m - 1, s, we))
+                layer += (v - lower) * float(_binom_sf(m - 1, s, we))
         d = float(direct)
         # the layer form as the bound evaluates it (thresholds that may only admit more, tails
         # inflated by 1e-10) must not fall below the exact expectation
@@ -466,7 +473,7 @@ def _truncation(ctx):
             continue  # x_{S+1} <= mu: no truncation allowed there
         s = np.arange(S + 1, n + 1)
         m = admission_thresholds(v, s, n, policy, param)
-        rest = math.fsum(stats.binom.sf(m - 1, s, mu))
+        rest = math.fsum(_binom_sf(m - 1, s, mu))
         tr.add((bound - rest * (1 + 1e-10)) / max(bound, 1e-300),
                {"v": v, "mu": mu, "S": S, "n": n, "policy": policy, "param": param,
                 "bound": bound, "rest": rest})  # fmt: skip
