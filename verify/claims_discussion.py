@@ -94,6 +94,8 @@ def kl_quadratic_slack(ctx, p, x):
     return x * x / (1 - p) - ctx.kl(p * (1 - x), p) / p
 
 
+#: box of the default run (budget < 2), of budgets 2 to 8, of the slow run (budget >= 8)
+KLQ_BOX_SMALL = [(0.1, 0.9), (0.5, 1.0)]
 KLQ_BOX = [(0.05, 0.95), (0.5, 1.0)]
 KLQ_BOX_WIDE = [(0.01, 0.99), (0.5, 1.0)]
 
@@ -115,7 +117,7 @@ def _kl_quadratic(ctx):
             notes=f"sympy residuals {r}, {f0}, {f1}",
         )
     wide = ctx.budget >= 8
-    box = KLQ_BOX_WIDE if wide else KLQ_BOX
+    box = KLQ_BOX_WIDE if wide else KLQ_BOX if ctx.budget >= 2 else KLQ_BOX_SMALL
     out = certificate_outcome(
         kl_quadratic_slack,
         ("p", "x"),
