@@ -3,8 +3,9 @@
     python benchmarks/ts_large_L.py                    # L = 2048, K = 4, 4 runs x 5000 steps
     python benchmarks/ts_large_L.py --L 256,2048 --horizon 20000
 
-From L = 128 items on, cascade-ts draws by inversion and its lazy kernel computes a few
-Beta quantiles a step (simulate.policies.ts); below that, one Gamma-ratio sample per item.
+From L = 128 items on, cascade-ts's default kernel is the threshold sampler
+(simulate.policies._ts_threshold: the samples above a threshold only, the plain loop's law);
+below that, one Gamma-ratio sample per item.
 The CPU time is the process's, one thread.
 """
 

@@ -35,19 +35,22 @@ items' updates move them between adjacent buckets (O(distance) swaps).
 
 Two thresholds, exact completion
 --------------------------------
-``tau1 > tau2`` have about K + M1 and K + M2 samples above them. If at least K samples
-exceed tau1, the K largest are listed. Otherwise every item not yet drawn is, given what
-the step saw, ``theta | theta <= tau1``: its level-2 draw (the same scheme at tau2) is
-repeated while it lands above tau1 (rejection), so the items in (tau2, tau1] come out with
-the conditional law; heads of level 2 are drawn from ``theta | theta <= tau1``. If still
-fewer than K exceed tau2, every remaining item is drawn from ``theta | theta <= tau2``
-(O(L), rare) and the K largest of all L are listed. Conditional draws below a threshold
-are rejection from full draws (at most TRIES), then inversion ``I^{-1}(u I_tau(a, b))``
-(:mod:`simulate.special`, exact to its ROUNDTRIP_TOL). The step's list therefore has the
-plain loop's law (set and order); the numbers differ, since the random numbers are used
-differently. The thresholds are re-chosen (O(L): every sample drawn, that step's list
-taken from them) when the rate of second-level steps or the number of samples above tau1
-leaves its band, and after every O(L) completion (from its samples).
+``tau1 > tau2`` are where the envelope masses add up to K + T1 and K + T2 (an upper
+bound of the expected number of samples above). If at least K samples exceed tau1, the
+K largest are listed. Otherwise every item not yet drawn is, given what the step saw,
+``theta | theta <= tau1``: its level-2 draw (the same scheme at tau2) is repeated while it
+lands above tau1 (rejection), so the items in (tau2, tau1] come out with the conditional
+law; heads of level 2 are drawn from ``theta | theta <= tau1``. If still fewer than K
+exceed tau2, every remaining item is drawn from ``theta | theta <= tau2`` (O(L), rare) and
+the K largest of all L are listed. Conditional draws below a threshold are rejection from
+full draws (at most TRIES), then inversion ``I^{-1}(u I_tau(a, b))`` (:mod:`simulate.special`,
+exact to its ROUNDTRIP_TOL). The step's list therefore has the plain loop's law (set and
+order) whatever the thresholds; the numbers differ from the plain loop's, since the random
+numbers are used differently. The thresholds are re-chosen from the posteriors (O(L) with
+the masses computed once per distinct state (S, N), bisection over those states) after an
+O(L) completion, and when, over at least 64 steps, more than one step in 8 used the
+second level or the samples known a step leave [K + 1, 3 (K + T1)]. Level-2 masses are
+recomputed only when that level is used (the items observed since are listed).
 
 Random numbers: the full draws of item e, try r, are ``beta_draw(..., t, r L + e, 64 L)``;
 every other uniform of step t is the c-th of a step sequence, ``uniform(pkey, POLICY, t,
