@@ -121,8 +121,95 @@ def run_all(examples: int = 50, seed: int = 0, budget: float = 1.0, claims=None)
         todo = available_claims()
     else:
         todo = [get_claim(c) for c in claims]
+    if _can_fork(len(todo)):
+        try:
+            return _run_forked(todo, examples, seed, budget, with_caveats=claims is None)
+        except _ForkFailed:
+            pass  # the serial run below gives the same verdicts
     with sharing():  # claims on the same simulated cells share them (registry.shared)
         return [safe_run(c, examples, seed, budget) for c in todo]
+
+
+#: claims from which a run is split over two processes (fewer: not worth a fork)
+FORK_MIN_CLAIMS = 16
+
+
+class _ForkFailed(Exception):
+    pass
+
+
+def _can_fork(n_claims: int) -> bool:
+    """Two processes when the run is long, the machine has two cores, and forking is safe:
+    the ``fork`` start method exists and this process runs no other thread yet (a fork
+    copies held locks). ``CASCADING_VERIFY_PROCESSES=1`` forces one process."""
+    import multiprocessing as mp
+    import os
+    import threading
+
+    return (
+        n_claims >= FORK_MIN_CLAIMS
+        and (os.cpu_count() or 1) >= 2
+        and os.environ.get("CASCADING_VERIFY_PROCESSES", "") != "1"
+        and "fork" in mp.get_all_start_methods()
+        and threading.active_count() == 1
+    )
+
+
+def _simulating(c) -> bool:
+    """The claims that simulate policies' regret with run_cell (they share cells)."""
+    return c.id.startswith("bound.") or c.id.endswith(".mc")
+
+
+def _run_forked(todo, examples, seed, budget, with_caveats):
+    """The claims of ``todo`` over two processes: a forked child runs the simulating claims
+    (and, for a full run, computes the caveats, which :func:`caveats` then returns once),
+    this process the others. Each claim's numbers depend only on the seed and its id (and the
+    keys of :func:`verify.registry.shared`), so the verdicts are those of a serial run; they
+    come back in registry order."""
+    import multiprocessing as mp
+    import pickle
+
+    from cascading_bandits.verify import findings
+
+    child = [c for c in todo if _simulating(c)]
+    here = [c for c in todo if not _simulating(c)]
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def work():
+        try:
+            with sharing():
+                vs = [safe_run(c, examples, seed, budget) for c in child]
+            cav = caveats() if with_caveats else None
+            send.send_bytes(pickle.dumps((vs, cav)))
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent, which reruns
+            send.send_bytes(pickle.dumps(exc))
+        finally:
+            send.close()
+
+    proc = ctx.Process(target=work, daemon=True)
+    try:
+        proc.start()
+    except OSError as exc:
+        raise _ForkFailed from exc
+    send.close()
+    try:
+        with sharing():
+            mine = [safe_run(c, examples, seed, budget) for c in here]
+        try:
+            got = pickle.loads(recv.recv_bytes())
+        except (EOFError, OSError, pickle.UnpicklingError) as exc:
+            raise _ForkFailed from exc
+    finally:
+        recv.close()
+        proc.join()
+    if isinstance(got, BaseException):
+        raise _ForkFailed from got
+    theirs, cav = got
+    if cav is not None:
+        findings.prefetch(cav)
+    by_id = {v.claim_id: v for v in (*mine, *theirs)}
+    return [by_id[c.id] for c in todo]
 
 
 __all__ = [

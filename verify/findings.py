@@ -665,8 +665,23 @@ def _safe(fn) -> list[Caveat]:
     return out if isinstance(out, list) else [out]
 
 
+_PREFETCHED: list = []  # caveats computed by verify.run_all's second process, used once
+
+
+def prefetch(cavs) -> None:
+    """Keep ``cavs`` (a list of :class:`Caveat` computed by :func:`caveats` in another
+    process of the same run) for the next call of :func:`caveats` only."""
+    _PREFETCHED[:] = [list(cavs)]
+
+
 def caveats() -> list[Caveat]:
-    """Every caveat, with its evidence recomputed now (deterministic; a few seconds)."""
+    """Every caveat, with its evidence recomputed now (deterministic; a few seconds).
+
+    Right after a full ``verify.run_all`` over two processes, the caveats its second process
+    computed meanwhile (:func:`prefetch`), once.
+    """
+    if _PREFETCHED:
+        return _PREFETCHED.pop()
     builders = (
         _peeling_lp_caveat,
         _hoeffding_caveat,
