@@ -166,3 +166,15 @@ def test_kernel_choice():
     assert kernel(INVERSION_MIN_L, True).py_func.__name__ == "kernel_threshold"
     assert kernel(INVERSION_MIN_L, False).py_func.__name__ == "kernel_plain"
     assert kernel(INVERSION_MIN_L - 1, True) is kernel(INVERSION_MIN_L - 1, False)
+
+
+def test_list_law_with_another_prior():
+    """prior=2,3: Beta(2 + S, 3 + N - S), the second level and the completion in use."""
+    out = np.zeros((DRAWS, K), np.int64)
+    st = np.zeros(NSTATS, np.int64)
+    sample_lists(2.0, 3.0, S, N, K, np.uint64(8), 1, DRAWS, 0.6, 0.4, out, st)
+    assert st[STATS.index("rescues")] > DRAWS // 2 and st[STATS.index("completions")] > 0
+    th = np.random.default_rng(17).beta(2.0 + S, 3.0 + N - S, size=(DRAWS, len(S)))
+    assert _pvalue(out, np.argsort(-th, axis=1)[:, :K]) > 1e-3
+    # the uniform prior's law is another one
+    assert _pvalue(out, _reference(seed=18)[0]) < 1e-6
