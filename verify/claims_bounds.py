@@ -423,13 +423,15 @@ def _value(b, inst, n):
     return _VALUES[key]
 
 
-def lower_instances(low, rng, budget):
+def lower_instances(low, rng, budget, draws=None):
     """``(label, instance)`` where ``low`` applies at 1e12: the first default instance (all
     of them from budget 8), ``low``'s validity instances, and random instances with a unique
     optimum (:func:`verify.claims_upper.draw_instance`; 1 by default, 4 from budget 8).
 
     Few by default: an upper bound whose constant sums Theorem 10's terms to 1e7
     (``theorem3-proof``, ``theorem3-lp``) takes about half a second per instance at 1e12.
+    ``draws``: the random instances, if drawn already (:func:`lower_check` draws them once
+    per run for all the lower bounds, so that the upper bounds' values are computed once).
     """
     from cascading_bandits.verify.claims_upper import draw_instance
 
@@ -439,16 +441,26 @@ def lower_instances(low, rng, budget):
     out += [
         (f"validity {_fmt_w(w)}, K = {k}", CascadeInstance(w, k)) for w, k in low.validity_instances
     ]
-    for _ in range(4 if full else 1):
-        inst = draw_instance(rng)
+    for inst in (
+        draws if draws is not None else [draw_instance(rng) for _ in range(4 if full else 1)]
+    ):
         out.append((f"random {_fmt_w(inst.weights)}, K = {inst.K}", inst))
     return [(lab, inst) for lab, inst in out if low.applies(inst, LARGE_N)]
 
 
 def lower_check(low, ctx) -> Outcome:
     """The finite-n check of the asymptotic lower bound ``low`` (module docstring)."""
+    from cascading_bandits.verify.claims_upper import draw_instance
+
     uppers = [b for b in all_bounds() if b.comparable and _on_paper_policy(b, low)]
-    insts = lower_instances(low, ctx.rng, ctx.budget)
+    count = 4 if ctx.budget >= 8 else 1
+
+    def draw(ss):
+        rng = np.random.default_rng(ss)
+        return [draw_instance(rng) for _ in range(count)]
+
+    draws = R.shared(ctx, ("lower-random", count), draw)
+    insts = lower_instances(low, ctx.rng, ctx.budget, draws=draws)
     tr = SlackTracker()
     pairs, skipped = 0, []
     for label, inst in insts:
