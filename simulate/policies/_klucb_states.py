@@ -12,8 +12,13 @@ states. Measured on B_LB(2048, 4, 0.2, 0.15), alive states per step (mean / max)
 t < 1e3: 5 / 6, 1e3..1e4: 9 / 14, 1e4..3e4: 16 / 24, 3e4..1e5: 28 / 37; on L = 256
 t in 3e4..1e5: 27 / 31. Of those, 1.2 to 4 (max 14) have an upper bound at or above the
 K-th largest index. A step therefore scans the alive states instead of the L items, and
-brackets (one kl each, :func:`._klucb_select._bracket_at`) the few that may be on top: at
-L = 2048, t <= 1e4, 3.2 brackets and 0.3 klucb_scalar calls a step.
+brackets the few that may be on top (:func:`_bracket_state`). A state does not change, so
+it keeps its reference point q0 with kl(p, q0): a bracket at any threshold costs a few
+flops and no logarithm, and one kl is spent only when the reference moves (a new state,
+a bracket wider than LOOSE, an overlap: :func:`_settle`). Measured on ranked-klucb,
+B_LB(2048, 4, 0.2, 0.15), t in 5e4..1e5, per bandit and step: 3.1 to 4.5 candidates,
+0.34 to 0.40 kl, 0.06 to 0.07 klucb_scalar (overlaps) and 0.5 to 1 closed-form indices
+(S = 0 or N = 0); a kl every bracket before.
 
 Layout (one "state table" per run; a slot per alive state, recycled when it empties):
 
@@ -21,10 +26,12 @@ Layout (one "state table" per run; a slot per alive state, recycled when it empt
   (UBT), step of the last bracket (BT, also the "candidate this step" mark), whether
   the bracket is exact (EX), word hint (no item below word HINT of the bitset),
   position in ``perm`` (POS), an id cursor for merging ties (CUR), the top word (no item
-  above word TOP), the number of its items emitted by a merge so far (OUT);
-* ``sval[slot]``: the upper bound (UB), the step's bracket (LO, HI) and the reference
-  point of the next bracket (Q: the last Newton point, above the root, or the exact
-  index; a new state takes that of the state its first item came from);
+  above word TOP), the number of its items emitted by a merge so far (OUT), the step of
+  its last refinement (RF);
+* ``sval[slot]``: the upper bound (UB), the step's bracket (LO, HI), the reference point
+  of the brackets (Q: a Newton point, above the root, or an exact index; a new state takes
+  that of the state its first item came from) with kl(p, Q) (K0, < 0: not computed yet),
+  1 / h'(Q) (ID0) and 1 / K0 (IK), and the last bracket's Newton point (QN);
 * ``bits[slot]``: the state's items as a bitset of L bits (int64 words), for the
   smallest ids of a state in order;
 * ``perm``: the slots, alive ones first (``meta[0]`` of them), then the free ones;
@@ -45,18 +52,19 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from cascading_bandits.bounds.kl import klucb_scalar
-from cascading_bandits.simulate.policies._klucb_select import PAD, _bracket_at
+from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
+from cascading_bandits.simulate.policies._klucb_select import PAD, _ends
 from cascading_bandits.simulate.policies.kernel import HOT, INNER, helper, zeros_f
 
 __all__ = ["states_new", "states_grow", "states_move", "states_top"]
 
 # fields of sinfo
-_S, _N, _CNT, _UBT, _BT, _EX, _HINT, _POS, _CUR, _TOP, _OUT = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-_NF = 11
+_S, _N, _CNT, _UBT, _BT, _EX, _HINT, _POS, _CUR, _TOP, _OUT, _RF = range(12)
+_NF = 12
 # fields of sval
-_UB, _LO, _HI, _Q = 0, 1, 2, 3
-_NV = 4
+_UB, _LO, _HI, _Q, _K0, _ID0, _IK, _QN = 0, 1, 2, 3, 4, 5, 6, 7
+_NV = 8
+LOOSE = 1e-5  # a bracket wider than this moves the state's reference to its Newton point
 _CAP0 = 64  # slots at the start; doubled when fewer than K are free before a step's moves
 
 
@@ -93,6 +101,7 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, table, tmask, meta):
         sinfo[sl, _TOP] = 0
         sinfo[sl, _POS] = pos
         sval[sl, _Q] = q0
+        sval[sl, _K0] = -1.0  # no kl at the reference point yet
         table[i] = sl
     w = e >> 6
     bits[sl, w] |= np.int64(1) << (e & 63)
@@ -247,14 +256,75 @@ def _advance(sl, e, sinfo, bits):
 
 @helper(HOT)
 def _exact(sl, th, sinfo, sval):
-    """Settle slot sl's bracket to its exact index (klucb_scalar, as the plain loop)."""
+    """Settle slot sl's bracket to its exact index (klucb_scalar, as the plain loop); the
+    index becomes the state's reference point."""
     s = sinfo[sl, _S]
     n = sinfo[sl, _N]
     v = klucb_scalar(s / n if n > 0 else 0.0, float(n), th)
     sval[sl, _LO] = v
     sval[sl, _HI] = v
     sval[sl, _Q] = v
+    sval[sl, _K0] = -1.0
     sinfo[sl, _EX] = 1
+
+
+@helper(HOT)
+def _bracket_state(sl, th, sinfo, sval):
+    """(lo, hi, exact) with slot sl's index klucb_scalar(S/N, N, th) in [lo, hi]; sets
+    ``sval[sl, _QN]`` to the bracket's Newton point.
+
+    From the state's reference point ``q0 = sval[sl, _Q]`` in (p, 1) and ``kl(p, q0)``,
+    ``1 / h'(q0)``, ``1 / kl(p, q0)``, computed once per reference (``_K0 < 0``: not yet)
+    and kept: a state does not change, so a bracket at any threshold costs a few flops and
+    no logarithm (:func:`._klucb_select._ends`). Closed-form indices (N = 0, p = 0 or 1,
+    th <= 0) and a reference outside (p, 1) give the exact index (klucb_scalar).
+    """
+    s = sinfo[sl, _S]
+    n = sinfo[sl, _N]
+    p = s / n if n > 0 else 0.0
+    q0 = sval[sl, _Q]
+    if n <= 0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
+        v = klucb_scalar(p, float(n), th)
+        sval[sl, _QN] = v
+        sval[sl, _Q] = v  # the next reference (in (p, 1) unless the index has a closed form)
+        sval[sl, _K0] = -1.0
+        return v, v, True
+    k0 = sval[sl, _K0]
+    if k0 < 0.0:
+        k0 = kl_scalar(p, q0)
+        sval[sl, _K0] = k0
+        sval[sl, _ID0] = q0 * (1.0 - q0) / (q0 - p)
+        sval[sl, _IK] = 1.0 / k0
+    lo, hi, qn = _ends(p, q0, th / float(n), k0, k0, sval[sl, _ID0], sval[sl, _IK])
+    sval[sl, _QN] = qn
+    if hi - lo > LOOSE:  # the root has moved away from q0: the next bracket starts from qn
+        sval[sl, _Q] = qn
+        sval[sl, _K0] = -1.0
+    return lo, hi, False
+
+
+@helper(HOT)
+def _settle(sl, t, th, sinfo, sval):
+    """Narrow slot sl's bracket, which overlaps another: the first time in step t move the
+    reference to its Newton point (one kl; the bracket shrinks to second order), else the
+    exact index (klucb_scalar)."""
+    if sinfo[sl, _RF] != t:
+        sinfo[sl, _RF] = t
+        qn = sval[sl, _QN]
+        if qn != sval[sl, _Q]:
+            sval[sl, _Q] = qn
+            sval[sl, _K0] = -1.0
+            lo, hi, ex = _bracket_state(sl, th, sinfo, sval)
+            if lo > sval[sl, _LO]:
+                sval[sl, _LO] = lo
+            if hi < sval[sl, _HI]:
+                sval[sl, _HI] = hi
+            if ex:
+                sval[sl, _LO] = lo
+                sval[sl, _HI] = hi
+                sinfo[sl, _EX] = 1
+            return
+    _exact(sl, th, sinfo, sval)
 
 
 @helper(HOT)
@@ -299,21 +369,17 @@ def states_top(
         sl = islot[inc[i]] if i < ninc else perm[i - ninc]
         if sinfo[sl, _BT] == t:
             continue
-        s = sinfo[sl, _S]
-        n = sinfo[sl, _N]
-        p = s / n if n > 0 else 0.0
         if i >= ninc:
             if sinfo[sl, _UBT] != t_ep:
-                r = _bracket_at(p, float(n), th_ep, sval[sl, _Q])
+                r = _bracket_state(sl, th_ep, sinfo, sval)
                 sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round above
                 sinfo[sl, _UBT] = t_ep
             if sval[sl, _UB] < tops[m - 1]:
                 continue
         # a candidate: bracket its index, list it, push its lower end once per item
-        r = _bracket_at(p, float(n), th, sval[sl, _Q])
+        r = _bracket_state(sl, th, sinfo, sval)
         sval[sl, _LO] = r[0]
         sval[sl, _HI] = r[1]
-        sval[sl, _Q] = r[3]
         sinfo[sl, _EX] = 1 if r[2] else 0
         sinfo[sl, _BT] = t
         cand[nc] = sl
@@ -349,7 +415,7 @@ def states_top(
                     clash = True
                     break
             if clash:
-                _exact(a, th, sinfo, sval)
+                _settle(a, t, th, sinfo, sval)
                 continue
             k = _emit(a, sinfo, bits, out, k, m)  # above every other state
             nk -= 1
@@ -361,7 +427,9 @@ def states_top(
             c = cand[i]
             if i != ia and sval[c, _HI] >= v:
                 if sinfo[c, _EX] == 0:
-                    _exact(c, th, sinfo, sval)
+                    _settle(c, t, th, sinfo, sval)
+                    if sinfo[c, _EX] == 0 and sval[c, _HI] >= v:
+                        _exact(c, th, sinfo, sval)
                 if sval[c, _HI] == v:
                     ng += 1
         if ng == 0:

@@ -49,6 +49,7 @@ from cascading_bandits.simulate.policies._klucb_states import (
     states_top,
 )
 from cascading_bandits.simulate.policies.kernel import (
+    HOT,
     INNER,
     NJIT,
     falses,
@@ -60,16 +61,18 @@ from cascading_bandits.simulate.policies.kernel import (
 from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 
-@helper(INNER)
-def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
-              regret_out, rba):  # fmt: skip
+@helper(HOT)
+def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attract, satisfy,
+              gamma, fstar, checkpoints, ukey, scratch, trace, regret_out, rba):  # fmt: skip
     """Show ``lst``, update the K bandits, count and add the regret; returns (cum, j).
 
     RBA: bandit k updates its own pick, rewarded only if it was shown and clicked;
     otherwise bandit k updates the item it showed with that position's click. An attractive
     update voids the item's stored upper bound (``ubt = 0``, the bracketed selection's).
+    The arrays come unpacked from ``env`` once before the step loop: a HOT helper (no
+    runtime) counts no references of its arguments, and unpacking ``env`` here each step
+    did.
     """
-    model, attract, satisfy, gamma, _, _, _, fstar, checkpoints, _ = env
     respond(model, attract, satisfy, gamma, lst, K, t, ukey, clicks)
     if t <= trace.shape[0]:
         for k in range(K):  # element-wise: a slice assignment compiles a shape-error path (s)
@@ -92,6 +95,37 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, s
         regret_out[j] = cum
         j += 1
     return cum, j
+
+
+# The per-bandit rows of the state tables are taken inside HOT helpers: a view made in the
+# kernel (which has numba's runtime) counts references, and 15 views per bandit a step were
+# most of a ranked-klucb step at L = 2048.
+@helper(HOT)
+def _top_k(k, t, th, t_ep, th_ep, incr, islot, sinfo, sval, bits, perm, meta, tops, cand, cur,
+           out):  # fmt: skip
+    """Bandit k's k + 1 best items into ``out`` (states_top on its table; incumbents
+    ``incr[:k + 2]``)."""
+    states_top(
+        t, th, t_ep, th_ep, incr, k + 2, k + 1, islot[k], sinfo[k], sval[k], bits[k], perm[k],
+        meta[k], tops, cand, cur, out,
+    )  # fmt: skip
+
+
+@helper(HOT)
+def _lazy_k(k, S, N, F, Ist, t, th, t_ep, th_ep, incr, shown, tops, out):
+    """Bandit k's bracketed selection (its pick, then its best item not ``shown``); returns
+    the number of items popped into ``out``."""
+    return _lazy_select(
+        S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, shown, 1, tops, out
+    )
+
+
+@helper(HOT)
+def _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
+    """Move item e, just updated by bandit k, to its new state in bandit k's table."""
+    states_move(
+        e, S[k], N[k], islot[k], sinfo[k], sval[k], bits[k], perm[k], table[k], tmask, meta[k]
+    )
 
 
 # Allocations: in INNER helpers, and only of the signatures of simulate.policies.kernel
@@ -138,8 +172,8 @@ def _grouped_buffers(K, L):
 @numba.njit(inline="always", **NJIT)
 def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
     """Every index of every bandit each step (the definition; lazy=False)."""
-    K, n = env[4], env[5]
-    L = env[1].size
+    model, attract, satisfy, gamma, K, n, _, fstar, checkpoints, _ = env
+    L = attract.size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
     idx, taken, ubt = _plain_buffers(K, L)  # ubt unused: no bounds
     cum, j = 0.0, np.int64(0)
@@ -159,8 +193,8 @@ def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
                     break
             shown[lst[k]] = True
         cum, j = _feedback(
-            t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
-            regret_out, rba,
+            t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attract, satisfy, gamma,
+            fstar, checkpoints, ukey, scratch, trace, regret_out, rba,
         )  # fmt: skip
     finish(counts, counts_out)
 
@@ -168,8 +202,8 @@ def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
 @numba.njit(inline="always", **NJIT)
 def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     """Bracketed lazy selection per bandit (L < GROUP_MIN_RANKED; see _klucb_select)."""
-    K, n = env[4], env[5]
-    L = env[1].size
+    model, attract, satisfy, gamma, K, n, _, fstar, checkpoints, _ = env
+    L = attract.size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
     F, Ist, tops = _bracketed_buffers(K, L)  # per bandit, the bracketed selection's state
     ubt = Ist[:, :, UBT]  # _feedback voids the bounds of updated items there
@@ -185,17 +219,14 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
             for i in range(k + 1):
                 incr[i] = lst[i]
             incr[k + 1] = chosen[k]
-            npop = _lazy_select(
-                S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, shown, 1, tops,
-                order_k,
-            )  # fmt: skip
+            npop = _lazy_k(k, S, N, F, Ist, t, th, t_ep, th_ep, incr, shown, tops, order_k)
             chosen[k] = order_k[0]
             a = order_k[npop - 1]  # duplicates: bandit k's next best unshown item
             lst[k] = a
             shown[a] = True
         cum, j = _feedback(
-            t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
-            regret_out, rba,
+            t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attract, satisfy, gamma,
+            fstar, checkpoints, ukey, scratch, trace, regret_out, rba,
         )  # fmt: skip
         for k in range(K):  # shown is all False between steps: O(K), not O(L), a step
             shown[lst[k]] = False
@@ -206,8 +237,8 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
 def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
     """Selection over the distinct states, one state table per bandit (L >= GROUP_MIN_RANKED;
     see _klucb_states)."""
-    K, n = env[4], env[5]
-    L = env[1].size
+    model, attract, satisfy, gamma, K, n, _, fstar, checkpoints, _ = env
+    L = attract.size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
     ubt, tops, cand, cur = _grouped_buffers(K, L)  # ubt unused: the bounds are the tables'
     sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(S, N)
@@ -223,10 +254,8 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             for i in range(k + 1):
                 incr[i] = lst[i]
             incr[k + 1] = chosen[k]
-            states_top(
-                t, th, t_ep, th_ep, incr, k + 2, k + 1, islot[k], sinfo[k], sval[k], bits[k],
-                perm[k], meta[k], tops, cand, cur, order_k,
-            )  # fmt: skip
+            _top_k(k, t, th, t_ep, th_ep, incr, islot, sinfo, sval, bits, perm, meta, tops, cand,
+                   cur, order_k)  # fmt: skip
             chosen[k] = order_k[0]
             for i in range(k + 1):
                 if not shown[order_k[i]]:
@@ -234,8 +263,8 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
                     break
             shown[lst[k]] = True
         cum, j = _feedback(
-            t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, env, ukey, scratch, trace,
-            regret_out, rba,
+            t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attract, satisfy, gamma,
+            fstar, checkpoints, ukey, scratch, trace, regret_out, rba,
         )  # fmt: skip
         for k in range(K):  # shown is all False between steps: O(K), not O(L), a step
             shown[lst[k]] = False
@@ -247,10 +276,7 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
         for k in range(K):  # bandit k updated one item (_feedback)
             e = chosen[k] if rba else lst[k]
-            states_move(
-                e, S[k], N[k], islot[k], sinfo[k], sval[k], bits[k], perm[k], table[k], tmask,
-                meta[k],
-            )  # fmt: skip
+            _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta)
     finish(counts, counts_out)
 
 

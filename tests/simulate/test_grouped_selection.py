@@ -229,3 +229,28 @@ def test_grouped_equals_plain_2048(model):
     n = 20000
     args = (m, "cascade-klucb", "best-first", n, uk, pk, np.array([n]))
     assert_lazy_equals_plain(args, threads=2)
+
+
+@pytest.mark.parametrize("policy", ["ranked-klucb", "ranked-klucb-rba"])
+@pytest.mark.parametrize("L_,n", [(2048, 1500), (65536, 120)])
+def test_ranked_grouped_equals_plain_large_L(policy, L_, n):
+    """ranked-klucb's K state tables (per-bandit rows taken in the step's helpers, brackets
+    from each state's kept reference point) at the benchmark's item counts."""
+    weights = tuple(b_lb(L_, K, 0.2, 0.15).weights)
+    m, _, _ = _model("cascade", weights, K)
+    ss = np.random.SeedSequence(17)
+    uk, pk = users_keys(ss, weights, 1), policy_keys(ss, 1)
+    args = (m, policy, "best-first", n, uk, pk, np.unique(np.linspace(1, n, 30).astype(np.int64)))
+    assert_lazy_equals_plain(args)
+
+
+@pytest.mark.slow
+def test_ranked_grouped_equals_plain_2048_long():
+    """ranked-klucb on B_LB(2048, 4, 0.2, 0.15) for 2e4 steps (states with many
+    observations, references moved by many thresholds)."""
+    weights = tuple(b_lb(2048, K, 0.2, 0.15).weights)
+    m, _, _ = _model("cascade", weights, K)
+    ss = np.random.SeedSequence(19)
+    uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
+    n = 20000
+    assert_lazy_equals_plain((m, "ranked-klucb", "best-first", n, uk, pk, np.array([n])), threads=2)
