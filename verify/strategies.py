@@ -19,7 +19,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import strategies as st
 
 
 def _mixed_unit(rng, lo=1e-6):
@@ -30,13 +29,6 @@ def _mixed_unit(rng, lo=1e-6):
     x = float(np.exp(rng.uniform(np.log(lo), 0.0)))
     x = min(max(x, lo), 1 - lo)
     return x if u < 2 / 3 else 1.0 - x
-
-
-unit_open = st.one_of(
-    st.floats(1e-6, 1 - 1e-6),
-    st.floats(-13.8, -1e-9).map(lambda v: float(np.exp(v))),
-    st.floats(-13.8, -1e-9).map(lambda v: 1.0 - float(np.exp(v))),
-).filter(lambda x: 0.0 < x < 1.0)
 
 
 # --------------------------------------------------------------------------
@@ -60,17 +52,6 @@ def draw_lemma2(rng, K_max=8):
     if qs[-1] <= p:  # rounding at p near 1
         qs[-1] = float(np.nextafter(p, 2.0))
         qs = sorted(qs, reverse=True)
-    return p, qs
-
-
-@st.composite
-def lemma2_instances(draw, K_max=8):
-    K = draw(st.integers(1, K_max))
-    p = draw(unit_open)
-    fr = draw(st.lists(unit_open, min_size=K, max_size=K))
-    p, qs = _lemma2_from(p, fr)
-    if not qs[-1] > p:
-        qs = [max(q, float(np.nextafter(p, 2.0))) for q in qs]
     return p, qs
 
 
@@ -98,13 +79,6 @@ def draw_gaps_fraction(rng, K_max=8, den=1000):
     return g
 
 
-@st.composite
-def gaps_fraction(draw, K_max=8, den=1000):
-    K = draw(st.integers(1, K_max))
-    g = draw(st.lists(st.integers(1, den), min_size=K, max_size=K))
-    return sorted((Fraction(x, den) for x in g), reverse=True)
-
-
 HARD_GAPS = [
     [Fraction(1)],
     [Fraction(1), Fraction(1, 1000)],
@@ -123,14 +97,6 @@ def draw_hoeffding(rng, s_max=40, t_max=400, den=60):
     w = Fraction(int(rng.integers(0, den + 1)), den)
     s = int(rng.integers(1, s_max + 1))
     t = int(rng.integers(max(s, 1), t_max + 1))
-    return w, s, t
-
-
-@st.composite
-def hoeffding_instances(draw, s_max=40, t_max=400, den=60):
-    w = Fraction(draw(st.integers(0, den)), den)
-    s = draw(st.integers(1, s_max))
-    t = draw(st.integers(s, t_max))
     return w, s, t
 
 
@@ -164,14 +130,6 @@ def draw_cascade(rng, L_max=8, den=20):
     return draw_rational_weights(rng, L, den), K
 
 
-@st.composite
-def cascades(draw, L_max=8, den=20):
-    L = draw(st.integers(1, L_max))
-    K = draw(st.integers(1, L))
-    w = draw(st.lists(st.integers(0, den), min_size=L, max_size=L))
-    return [Fraction(x, den) for x in w], K
-
-
 def draw_lists_premise(rng, L, K):
     """A, B in Pi_K(E) with a_i = b_j only if i = j (Lemma 1's premise)."""
     items = list(rng.permutation(L))
@@ -181,17 +139,6 @@ def draw_lists_premise(rng, L, K):
         # b_j may be a_j or an item not in A and not yet in B
         cand = [A[j]] + [e for e in range(L) if e not in A and e not in B]
         B.append(int(cand[int(rng.integers(len(cand)))]))
-    return A, B
-
-
-@st.composite
-def lists_premise(draw, L, K):
-    perm = draw(st.permutations(range(L)))
-    A = list(perm[:K])
-    B = []
-    for j in range(K):
-        cand = [A[j]] + [e for e in range(L) if e not in A and e not in B]
-        B.append(draw(st.sampled_from(cand)))
     return A, B
 
 
@@ -213,3 +160,74 @@ def draw_blb(rng, L_max=64):
     p = _mixed_unit(rng, 1e-4)
     delta = p * _mixed_unit(rng, 1e-4)
     return L, K, p, delta
+
+
+# --------------------------------------------------------------------------
+# hypothesis strategies, built on first use (hypothesis is a test dependency: importing it
+# costs the CLI a fifth of a second for nothing)
+# --------------------------------------------------------------------------
+
+_STRATEGIES = ("unit_open", "lemma2_instances", "gaps_fraction", "hoeffding_instances",
+               "cascades", "lists_premise")  # fmt: skip
+_BUILT: dict = {}
+
+
+def _build_strategies() -> dict:
+    from hypothesis import strategies as st
+
+    unit_open = st.one_of(
+        st.floats(1e-6, 1 - 1e-6),
+        st.floats(-13.8, -1e-9).map(lambda v: float(np.exp(v))),
+        st.floats(-13.8, -1e-9).map(lambda v: 1.0 - float(np.exp(v))),
+    ).filter(lambda x: 0.0 < x < 1.0)
+
+    @st.composite
+    def lemma2_instances(draw, K_max=8):
+        K = draw(st.integers(1, K_max))
+        p = draw(unit_open)
+        fr = draw(st.lists(unit_open, min_size=K, max_size=K))
+        p, qs = _lemma2_from(p, fr)
+        if not qs[-1] > p:
+            qs = [max(q, float(np.nextafter(p, 2.0))) for q in qs]
+        return p, qs
+
+    @st.composite
+    def gaps_fraction(draw, K_max=8, den=1000):
+        K = draw(st.integers(1, K_max))
+        g = draw(st.lists(st.integers(1, den), min_size=K, max_size=K))
+        return sorted((Fraction(x, den) for x in g), reverse=True)
+
+    @st.composite
+    def hoeffding_instances(draw, s_max=40, t_max=400, den=60):
+        w = Fraction(draw(st.integers(0, den)), den)
+        s = draw(st.integers(1, s_max))
+        t = draw(st.integers(s, t_max))
+        return w, s, t
+
+    @st.composite
+    def cascades(draw, L_max=8, den=20):
+        L = draw(st.integers(1, L_max))
+        K = draw(st.integers(1, L))
+        w = draw(st.lists(st.integers(0, den), min_size=L, max_size=L))
+        return [Fraction(x, den) for x in w], K
+
+    @st.composite
+    def lists_premise(draw, L, K):
+        perm = draw(st.permutations(range(L)))
+        A = list(perm[:K])
+        B = []
+        for j in range(K):
+            cand = [A[j]] + [e for e in range(L) if e not in A and e not in B]
+            B.append(draw(st.sampled_from(cand)))
+        return A, B
+
+    made = locals()
+    return {name: made[name] for name in _STRATEGIES}
+
+
+def __getattr__(name):
+    if name in _STRATEGIES:
+        if not _BUILT:
+            _BUILT.update(_build_strategies())
+        return _BUILT[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
