@@ -34,7 +34,7 @@ __all__ = [
 #: bumped whenever a change alters any number the engine produces for a given cell and
 #: seed; stored results of an older version are resumed only where :data:`ENGINE_CHANGES`
 #: says the numbers stayed the same (simulate.sweep)
-ENGINE_VERSION = 5
+ENGINE_VERSION = 6
 
 #: version -> (what changed, predicate(policy name, L) true for the cells it changed)
 ENGINE_CHANGES = {
@@ -51,6 +51,11 @@ ENGINE_CHANGES = {
         "uniform-random and cascade-egreedy draw their random list in O(K) (the first K "
         "entries of a Fisher-Yates shuffle, simulate/policies/_random_list.py)",
         lambda name, L: name in ("uniform-random", "cascade-egreedy"),
+    ),
+    6: (
+        "cascade-ts from 128 items on: the threshold sampler (simulate/policies/_ts_threshold.py; "
+        "the same law of the list, other numbers)",
+        lambda name, L: name == "cascade-ts" and L >= 128,
     ),
 }
 
@@ -190,7 +195,9 @@ def simulate_runs(
         Exact lazy selection of the policies that have one (KL-UCB; CascadeUCB1,
         CascadeUCB-V, epsilon-greedy and TS-Cascade over the distinct states from 96 items;
         CascadeTS from 128 items) or the plain loop that computes every index each step.
-        Both take the same decisions; ``lazy=False`` exists to test and measure that.
+        Both take the same decisions (CascadeTS from 128 items: the same law of the list,
+        other numbers; its lazy kernel is the threshold sampler); ``lazy=False`` exists to
+        test and measure that.
         ``None``: the engine chooses (:func:`pick_kernel`; the plain loop for a short run
         while the lazy kernel is not compiled yet), what :func:`simulate.runner.run_cell`
         does.

@@ -192,7 +192,8 @@ def test_golden_values_are_not_trivial():
 
 
 def _dbn_entries():
-    want = _load()["engine_versions"][str(ENGINE_VERSION)]
+    # empty before the entry of this version is written (the golden test then fails)
+    want = _load()["engine_versions"].get(str(ENGINE_VERSION), {})
     return {cid: v for cid, v in want.items() if v["params"]["model"] == "dbn"}
 
 

@@ -221,8 +221,11 @@ def test_progress_off_a_terminal_is_plain_lines(capsys, tmp_path):
 def test_same_numbers_follows_the_engine_changes():
     assert same_numbers(ENGINE_VERSION, "cascade-ts", 4096)
     assert same_numbers(2, "cascade-klucb(c=0)", 4096) and same_numbers(3, "cascade-ucb1", 16)
-    # version 3 changed cascade-ts from 128 items on, version 4 below
-    assert same_numbers(3, "cascade-ts", 128) and not same_numbers(3, "cascade-ts", 127)
+    # version 3 changed cascade-ts from 128 items on, version 4 below, version 6 from 128 again
+    assert same_numbers(5, "cascade-ts", 127) and not same_numbers(5, "cascade-ts", 128)
+    assert not same_numbers(3, "cascade-ts", 128) and not same_numbers(3, "cascade-ts", 127)
+    assert same_numbers(4, "cascade-ts", 127) and same_numbers(4, "cascade-klucb", 4096)
+    assert not same_numbers(4, "uniform-random", 16) and same_numbers(5, "uniform-random", 16)
     assert not same_numbers(2, "cascade-ts", 128) and not same_numbers(
         2, "cascade-ts(prior=2,1)", 999
     )
