@@ -97,6 +97,7 @@ register_bound(
         rate="delta n K L^2 + sum_{j<=L} sum_{i<=min(K,j-1)} "
         "(1 + 6 (w(i) + w(j)) log(c sqrt(n)/delta) / Delta_ij), delta = 1/n",
         notes=_notes,
+        anytime=False,  # delta = 1/n: proved for a run of horizon n only
         validity_instances=(((0.9, 0.6, 0.3, 0.2, 0.1, 0.05), 2),),
     )
 )
@@ -119,5 +120,6 @@ register_bound(
         derivation="docs/toprank.md, The gap-free bound",
         rate="delta n K L^2 + K L + sqrt(4 K^3 L n log(c sqrt(n)/delta)), delta = 1/n",
         notes=_notes,
+        anytime=False,  # delta = 1/n: proved for a run of horizon n only
     )
 )

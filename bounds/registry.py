@@ -345,6 +345,11 @@ class Bound:
     validity_instances : tuple of (weights tuple, K)
         Instances the bound's Monte-Carlo validity claim always includes (besides the
         default ones and the tightest instance a stored search found).
+    anytime : bool or None
+        False when the value at n is proved only for a run of horizon n (its policy is tuned
+        to n, e.g. TopRank's delta = 1/n): checks compare it at a run's horizon, never at an
+        earlier step. True: it bounds R(t) at every t of any run. None (default): decided
+        from the covered policy (:func:`verify.claims_bounds.horizon_specific`).
     """
 
     name: str
@@ -365,8 +370,14 @@ class Bound:
     monotone: bool = True
     notes: Callable | None = None
     validity_instances: tuple = field(default_factory=tuple)
+    anytime: bool | None = None
 
     def __post_init__(self):
+        if self.anytime is not None and not isinstance(self.anytime, bool):
+            raise ValueError(
+                f"bound {self.name!r}: anytime must be True, False or None, got "
+                f"{V.show(self.anytime)}"
+            )
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"a bound needs a name, got {V.show(self.name)}")
         bad = [c for c in self.name if not (c.islower() or c.isdigit() or c == "-")]

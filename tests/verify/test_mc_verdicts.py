@@ -297,3 +297,13 @@ def test_horizon_specific_bound_is_compared_at_the_horizon_only(fake_simulator):
     plan = {VALIDITY: {5000: "fails"}}
     out = _upper(plan, covers=TOPRANK)
     assert out.status == FAILS and out.counterexample["n"] == 5000
+
+
+def test_declared_anytime_overrides_the_policy_rule():
+    ucb = _toy_bound(lambda inst, n: np.asarray(n, float))
+    assert CB.horizon_specific(dataclasses.replace(ucb, anytime=False)) is not None
+    tuned = dataclasses.replace(ucb, covers=TOPRANK, anytime=True)
+    assert CB.horizon_specific(tuned) is None
+    assert get_bound("toprank").anytime is False and get_bound("toprank-gapfree").anytime is False
+    with pytest.raises(ValueError, match="anytime"):
+        dataclasses.replace(ucb, anytime="no")
