@@ -119,7 +119,7 @@ from functools import lru_cache
 
 import mpmath
 import numpy as np
-from scipy import integrate, stats
+from scipy import integrate
 
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.bounds.indices import klucb_threshold
@@ -575,6 +575,8 @@ def klucb_tail_event_sum(mu, mu_star, eps, n, c=3.0, rel_tol=1e-14):
     s0 = _start(tau, eps, c, n)
 
     def terms(ss):
+        from scipy import stats  # imported on use: about 1 s of start-up otherwise
+
         return stats.binom.sf(np.floor(ss * r), ss, mu)  # P(k > s r)
 
     def tail(s):
@@ -626,6 +628,8 @@ def klucb_tail_expected_bad_rounds(mu, mu_star, eps, n, c=3.0, rel_tol=1e-14):
         km = _kmin(ss, mu_star, f)
         # strictly below the boundary at the last s of the block
         last["q"] = max(0.0, (int(km[-1]) - 1) / int(ss[-1]))
+        from scipy import stats
+
         return stats.binom.sf(km - 1, ss, mu)
 
     def tail(s):

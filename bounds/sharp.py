@@ -74,7 +74,6 @@ from functools import lru_cache
 import mpmath
 import numba
 import numpy as np
-from scipy import stats
 
 try:  # the Boost ufuncs behind scipy.stats.binom, without its per-call checks (about 0.3 ms)
     from scipy.special._ufuncs import _binom_pmf as _BOOST_PMF
@@ -300,6 +299,8 @@ _GRID = 32
 def _binom_sf(k, s, p):
     """``P(Bin(s, p) > k)`` for integer arrays k, s (k may be -1 or >= s), float p in (0, 1)."""
     if _BOOST_SF is None:
+        from scipy import stats  # imported here: about 1 s of start-up for every command
+
         return stats.binom.sf(k, s, p)
     k = np.asarray(k, dtype=np.float64)
     s = np.asarray(s, dtype=np.float64)
@@ -315,7 +316,12 @@ def _binom_pmf(k, s, p):
     kk = np.clip(k, 0, s)
     try:
         with np.errstate(invalid="ignore"):
-            out = stats.binom.pmf(kk, s, p) if _BOOST_PMF is None else _BOOST_PMF(kk, s, p)
+            if _BOOST_PMF is None:
+                from scipy import stats
+
+                out = stats.binom.pmf(kk, s, p)
+            else:
+                out = _BOOST_PMF(kk, s, p)
     except OverflowError:  # Boost's ibeta_derivative overflows for p below about 1e-306
         out = _binom_pmf_mp(kk, s, p)
     return np.where((k < 0) | (k > s), 0.0, out)
