@@ -141,7 +141,8 @@ class _ForkFailed(Exception):
 def _can_fork(n_claims: int) -> bool:
     """Two processes when the run is long, the machine has two cores, and forking is safe:
     the ``fork`` start method exists and this process runs no other thread yet (a fork
-    copies held locks). ``CASCADING_VERIFY_PROCESSES=1`` forces one process."""
+    copies held locks), and this process may have children (a daemonic process, such as the
+    report's verify worker, may not). ``CASCADING_VERIFY_PROCESSES=1`` forces one process."""
     import multiprocessing as mp
     import os
     import threading
@@ -152,6 +153,7 @@ def _can_fork(n_claims: int) -> bool:
         and os.environ.get("CASCADING_VERIFY_PROCESSES", "") != "1"
         and "fork" in mp.get_all_start_methods()
         and threading.active_count() == 1
+        and not mp.current_process().daemon
     )
 
 
@@ -190,7 +192,7 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
     proc = ctx.Process(target=work, daemon=True)
     try:
         proc.start()
-    except OSError as exc:
+    except (OSError, AssertionError) as exc:  # AssertionError: a daemonic parent
         raise _ForkFailed from exc
     send.close()
     try:

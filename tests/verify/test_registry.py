@@ -162,3 +162,31 @@ def test_registering_an_id_twice_or_an_unknown_method_is_refused():
         claim("lemma2", "x", "y", method="symbolic")(lambda ctx: None)
     with pytest.raises(ValueError, match="method must be one of"):
         claim("test.bad_method", "x", "y", method="guesswork")
+
+
+def _fork_allowed(q):
+    from cascading_bandits import verify
+
+    q.put(verify._can_fork(10**6))
+
+
+def test_a_daemonic_process_runs_verify_in_one_process():
+    """The report runs verify in a daemonic worker, which may not start children: there the
+    run must not try to fork (it once failed with 'daemonic processes are not allowed to have
+    children'), while a long run in a plain process on two cores may."""
+    import multiprocessing as mp
+    import os
+
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_fork_allowed, args=(q,), daemon=True)
+    p.start()
+    got = q.get(timeout=60)
+    p.join(60)
+    assert got is False
+    if (os.cpu_count() or 1) >= 2 and os.environ.get("CASCADING_VERIFY_PROCESSES", "") != "1":
+        p = ctx.Process(target=_fork_allowed, args=(q,), daemon=False)
+        p.start()
+        got = q.get(timeout=60)
+        p.join(60)
+        assert got is True
