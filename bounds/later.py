@@ -758,13 +758,16 @@ def _row(name, source, assumptions, kind, gap, form, value, rate, algorithm):
     }
 
 
-def ledger(instance, n, K=None) -> list[dict]:
+def ledger(instance, n, K=None, model="cascade") -> list[dict]:
     """Every registered bound that applies to the instance at horizon n (:mod:`bounds.registry`).
 
     Parameters
     ----------
     instance : CascadeInstance, or weights with ``K=``
     n : int >= 1
+    model : str or bounds.registry.ModelView
+        The click model the premises (and values) are read under; a bound proved for other
+        models has no row.
 
     Returns
     -------
@@ -784,10 +787,10 @@ def ledger(instance, n, K=None) -> list[dict]:
     n = V.horizon("n", n)
     rows = []
     for b in all_bounds():
-        if not b.applies(inst, n):
+        if not b.applies(inst, n, model):
             continue
         try:
-            value = b(inst, n)
+            value = b(inst, n, model=model)
         except ValueError:  # beyond float64 at this n: no row, as an inapplicable bound
             continue
         row = _row(

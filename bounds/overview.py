@@ -187,9 +187,10 @@ def overview(inst, n, eps=None, form="paper", blb=None, model="cascade") -> dict
     return out
 
 
-def not_applicable(inst, n: int, rows) -> list[dict]:
+def not_applicable(inst, n: int, rows, model="cascade") -> list[dict]:
     """The registered bounds without a row in ``rows`` (:func:`bounds.later.ledger` of
-    ``inst`` at ``n``), each with why.
+    ``inst`` at ``n`` under ``model``, a name or a :class:`bounds.registry.ModelView`), each
+    with why.
 
     Returns
     -------
@@ -206,7 +207,7 @@ def not_applicable(inst, n: int, rows) -> list[dict]:
     for b in all_bounds():
         if b.name in have:
             continue
-        failed = b.failed_premise(inst, n)
+        failed = b.failed_premise(inst, n, model)
         why = (
             f"needs {failed}"
             if failed is not None

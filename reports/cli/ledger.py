@@ -35,7 +35,6 @@ search measured there for the policy the bound is about, with empirical / bound
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from cascading_bandits.reports.cli.common import emit_json, given, integer, number_list, real, text
@@ -295,69 +294,17 @@ def _model(args):
 
 
 def ledger_rows(inst, n, model="cascade"):
-    """``(rows, skipped)``: :func:`bounds.later.ledger`'s rows with every registered bound's
-    premises (and value) read under the click model ``model``, and
-    :func:`bounds.overview.not_applicable`'s list of the others, the premise that fails read
-    under ``model`` too.
-
-    Parameters
-    ----------
-    inst : bounds.instance.CascadeInstance
-    n : int >= 2
-    model : str or bounds.registry.ModelView
-
-    Under the cascade model the result is that of the two library functions (tested); under
-    another, a bound proved for the cascade model only is not applicable, with that premise.
+    """``(rows, skipped)``: :func:`bounds.later.ledger`'s rows and
+    :func:`bounds.overview.not_applicable`'s list of the others, premises (and values) read
+    under the click model ``model`` (a name or a :class:`bounds.registry.ModelView`): under
+    another model than the cascade, a bound proved for the cascade model only is not
+    applicable, with that premise.
     """
     from cascading_bandits.bounds.later import ledger
     from cascading_bandits.bounds.overview import not_applicable
-    from cascading_bandits.bounds.registry import all_bounds, model_view
 
-    view = model_view(model)
-    if view.name == "cascade" and not view.params:
-        rows = ledger(inst, n)
-        return rows, not_applicable(inst, n, rows)
-    rows, skipped = [], []
-    for b in all_bounds():
-        failed = b.failed_premise(inst, n, view)
-        value = None
-        if failed is None:
-            try:
-                value = float(b(inst, n, model=view))
-            except ValueError:  # beyond float64 at this n: no row
-                value = None
-        if value is not None and math.isfinite(value):
-            rows.append(
-                {
-                    "name": b.title,
-                    "source": b.source,
-                    "assumptions": list(b.note_lines(inst, n)),
-                    "kind": b.kind,
-                    "gap": b.gap,
-                    "form": b.form,
-                    "value": value,
-                    "rate": b.rate,
-                    "algorithm": b.algorithm,
-                    "bound": b.name,
-                }
-            )
-            continue
-        skipped.append(
-            {
-                "bound": b.name,
-                "name": b.title,
-                "kind": b.kind,
-                "gap": b.gap,
-                "form": b.form,
-                "failed_premise": failed,
-                "why": f"needs {failed}"
-                if failed is not None
-                else "its value at n is beyond the float64 range (no row)",
-            }
-        )
-    order = {("upper", "dependent"): 0, ("upper", "free"): 1, ("lower", "dependent"): 2}
-    rows.sort(key=lambda r: order.get((r["kind"], r["gap"]), 3))
-    return rows, skipped
+    rows = ledger(inst, n, model=model)
+    return rows, not_applicable(inst, n, rows, model=model)
 
 
 def run(args) -> int:
