@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from cascading_bandits.bounds import _validate as V
+from cascading_bandits.reports.figures import display_name
 
 __all__ = [
     "CHAINS",
@@ -44,7 +45,8 @@ __all__ = [
     "profile_chains",
 ]
 
-_LABEL = {"cascade-ucb1": "CascadeUCB1", "cascade-klucb": "CascadeKL-UCB"}
+#: the policies whose proof chains a profile evaluates (Theorems 2 and 3)
+PROFILED_POLICIES = ("cascade-ucb1", "cascade-klucb")
 #: the chains a profile can evaluate: the paper's proof (Theorems 2 and 3, Appendix A) and the
 #: binomial bounds derived here (docs/sharper_bounds.md)
 CHAINS = ("paper", "binomial")
@@ -144,7 +146,7 @@ def _ratio_text(x) -> str:
 
 def _chain_head(ch: dict) -> str:
     return (
-        f"{_LABEL.get(ch['policy'], ch['policy'])}, {ch['order']}, {ch.get('instance', '')}, "
+        f"{display_name(ch['policy'])}, {ch['order']}, {ch.get('instance', '')}, "
         f"n = {ch['horizon']:g}, {ch['runs']} runs, {_CHAIN_TITLE[chain_kind(ch)]}"
         + (f", eps = {ch['eps']:.3g}" if ch.get("eps") is not None else "")
     )
@@ -277,7 +279,7 @@ def waterfall_figure(ch: dict, *, ax=None):
     links = ch["links"]
     k = len(links)
     title = (
-        f"{_LABEL.get(ch['policy'], ch['policy'])}, {ch['order']}: {_CHAIN_TITLE[kind]}\n"
+        f"{display_name(ch['policy'])}, {ch['order']}: {_CHAIN_TITLE[kind]}\n"
         f"{ch.get('instance', '')}, $n = {ch['horizon']:g}$, {ch['runs']} runs"
     )
     with _style():
@@ -362,7 +364,7 @@ def order_markdown(rows) -> str:
         for o in ("best-first", "worst-first"):
             x = r[o]
             out.append(
-                f"| {_LABEL.get(r['policy'], r['policy'])} | {r['instance']} | {o} | "
+                f"| {display_name(r['policy'])} | {r['instance']} | {o} | "
                 f"{x['regret']:,.1f} +- {x['regret_se']:.1f} | {x['regret_bad']:.3g} | "
                 f"{x['events_G']:,.0f} | {x['weighted_G_good']:,.1f} | {x['per_event_cost']:.3f} | "
                 f"{r['alpha']:.3f} |"
@@ -718,7 +720,7 @@ def where_bounds_lose_section(chains, asymptotic=None, factors=None) -> tuple[st
         stem = f"profile-{i:02d}-{ch['policy']}-{ch['order']}"
         figs[stem] = waterfall_figure(ch)
         md.append(
-            f"### {_LABEL.get(ch['policy'], ch['policy'])}, {ch['order']}, {ch.get('instance', '')}"
+            f"### {display_name(ch['policy'])}, {ch['order']}, {ch.get('instance', '')}"
             f", n = {ch['horizon']:g}, {ch['runs']} runs"
         )
         md.append("")
@@ -741,7 +743,7 @@ def where_bounds_lose_section(chains, asymptotic=None, factors=None) -> tuple[st
             q = r["ratio"]
             share = math.log(q["per_event_cost"]) / math.log(q["regret"]) if q["regret"] != 1 else 0
             md.append(
-                f"- {_LABEL.get(r['policy'], r['policy'])}, {r['instance']}: worst-first "
+                f"- {display_name(r['policy'])}, {r['instance']}: worst-first "
                 "multiplies "
                 f"R(n) by {q['regret']:.3f}, #G by {q['events_G']:.3f}, the cost per Delta-event "
                 f"by {q['per_event_cost']:.3f} (the cost carries {100 * share:.0f}% of the log "
@@ -776,7 +778,7 @@ def where_bounds_lose_section(chains, asymptotic=None, factors=None) -> tuple[st
         )
         md.append("")
         for (pol, inst), fr in factors.items():
-            md.append(f"{_LABEL.get(pol, pol)}, {inst}:")
+            md.append(f"{display_name(pol)}, {inst}:")
             md.append("")
             md.append(factors_markdown(fr))
             md.append("")
@@ -795,7 +797,7 @@ def where_bounds_lose_section(chains, asymptotic=None, factors=None) -> tuple[st
         for r in arows:
             vals = " | ".join(f"{r[c][0]:.2f} +- {r[c][1]:.2f}" if c in r else "-" for c in cols)
             md.append(
-                f"| {_LABEL.get(r['policy'], r['policy'])} | {r['order']} | {r['instance']} | "
+                f"| {display_name(r['policy'])} | {r['order']} | {r['instance']} | "
                 f"{r['runs']} | {vals} | {r['theorem3']:.1f} | {r['theorem2']:.1f} | "
                 f"{r['theorem4_sharp']:.2f} | {r['theorem4']:.2f} | "
                 f"{r['counts_over_lai_robbins']:.3f} ({r['horizon']:g}) |"
@@ -809,7 +811,7 @@ def where_bounds_lose_section(chains, asymptotic=None, factors=None) -> tuple[st
 def _check_chain(ch):
     if not isinstance(ch, dict) or "links" not in ch:
         raise ValueError("a chain must be a dict from profile_cell / bounds.profile.proof_chain")
-    V.choice("policy", ch["policy"], tuple(_LABEL))
+    V.choice("policy", ch["policy"], PROFILED_POLICIES)
 
 
 def profile_grid(

@@ -46,7 +46,14 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy import stats
 
-from cascading_bandits.reports.figures import OKABE_ITO, PAGE, POLICY_STYLE, _style, log_scale
+from cascading_bandits.reports.figures import (
+    OKABE_ITO,
+    PAGE,
+    POLICY_STYLE,
+    _style,
+    display_name,
+    log_scale,
+)
 from cascading_bandits.reports.search_ledger import weights_text
 
 __all__ = ["worstcase_table", "worstcase_slopes", "plot_worstcase", "worstcase_markdown"]
@@ -475,7 +482,7 @@ def _count(m) -> str:
 
 
 def _label(p) -> str:
-    return POLICY_STYLE.get(p, (None, None, p))[2]
+    return display_name(p)
 
 
 def _ci(m, lo, hi, digits) -> str:
