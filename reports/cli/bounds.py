@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import math
 
+from cascading_bandits.reports.cli.common import real_instance
+
 __all__ = ["add_arguments", "cost", "run", "format_table", "format_list"]
 
 _DEFAULT = {"L": 16, "K": 2, "p": 0.2, "delta": 0.15}
@@ -94,24 +96,9 @@ def add_arguments(parser) -> None:
     )
 
 
-def _real(args):
-    """(weights, K) of ``--instance`` (read once), or None."""
-    if getattr(args, "instance", None) is None:
-        return None
-    if getattr(args, "_real", None) is None:
-        from cascading_bandits.simulate.real_instances import parse_instance_name
-
-        given = [f"--{k}" for k in ("weights", "L", "p", "delta") if getattr(args, k) is not None]
-        if given:
-            raise ValueError(f"give either --instance or {' '.join(given)}, not both")
-        weights, _kappa, K, _label = parse_instance_name(args.instance)
-        args._real = (tuple(weights), K if args.K is None else args.K)
-    return args._real
-
-
 def _size(args) -> int:
     """The instance's number of items, from the options alone (nothing built)."""
-    real = _real(args)
+    real = real_instance(args)
     if real is not None:
         return len(real[0])
     if args.weights is not None:
@@ -134,7 +121,7 @@ def _instance(args):
     """(instance, B_LB parameters or None) from the options."""
     from cascading_bandits.bounds.instance import CascadeInstance, b_lb
 
-    real = _real(args)
+    real = real_instance(args)
     if real is not None:
         return CascadeInstance(*real), None
     blb_given = [k for k in ("L", "p", "delta") if getattr(args, k) is not None]

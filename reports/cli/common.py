@@ -430,3 +430,22 @@ def _one_line(msg) -> str:
     s = str(msg)
     s = re.sub(r"np\.(?:float|int|uint|bool|str)\w*\(([^()]*)\)", r"\1", s)
     return " ".join(part.strip() for part in s.splitlines() if part.strip())
+
+
+def real_instance(args):
+    """``(weights, K)`` of ``--instance`` (read once and kept on ``args``), or None without it.
+
+    ``--K`` overrides the instance's number of positions; ``--weights``, ``--L``, ``--p`` or
+    ``--delta`` beside ``--instance`` is a ValueError (one instance per command).
+    """
+    if getattr(args, "instance", None) is None:
+        return None
+    if getattr(args, "_real", None) is None:
+        from cascading_bandits.simulate.real_instances import parse_instance_name
+
+        given = [f"--{k}" for k in ("weights", "L", "p", "delta") if getattr(args, k) is not None]
+        if given:
+            raise ValueError(f"give either --instance or {' '.join(given)}, not both")
+        weights, _kappa, K, _label = parse_instance_name(args.instance)
+        args._real = (tuple(weights), K if args.K is None else args.K)
+    return args._real

@@ -41,6 +41,7 @@ from cascading_bandits.reports.cli.common import (
     name_list,
     number_list,
     real,
+    real_instance,
     text,
 )
 
@@ -133,26 +134,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _real(args):
-    """(weights, K) of ``--instance`` (read once), or None."""
-    if args.instance is None:
-        return None
-    if getattr(args, "_real", None) is None:
-        from cascading_bandits.simulate.real_instances import parse_instance_name
-
-        given = [f"--{k}" for k in ("weights", "L", "p", "delta") if getattr(args, k) is not None]
-        if given:
-            raise ValueError(f"give either --instance or {' '.join(given)}, not both")
-        weights, _kappa, K, _label = parse_instance_name(args.instance)
-        args._real = (tuple(weights), K if args.K is None else args.K)
-    return args._real
-
-
 def _size(args):
     """(L, K) from the options alone (nothing built), the instance's options checked."""
     if args.model != "dbn" and (args.nu is not None or args.gamma is not None):
         raise ValueError("--nu and --gamma apply to --model dbn only")
-    real = _real(args)
+    real = real_instance(args)
     if real is not None:
         return len(real[0]), real[1]
     if args.K is None:
