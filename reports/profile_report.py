@@ -394,11 +394,6 @@ def _chunk_failure(path, what):
     )
 
 
-def _reason(exc) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__name__}: {text[:120]}" if text else type(exc).__name__
-
-
 def _reject_constant(name):
     raise ValueError(f"non-standard JSON constant {name}")
 
@@ -406,10 +401,12 @@ def _reject_constant(name):
 def _chunk_doc(js: Path) -> dict:
     """The ``.json`` of a chunk: ``params`` (a dict) and ``runs`` ``[r0, r1]`` matching its
     name ``runs-<r0>-<r1>.json``; ValueError naming the file otherwise."""
+    from cascading_bandits.simulate.store import exc_reason
+
     try:
         doc = json.loads(js.read_bytes().decode("utf-8"), parse_constant=_reject_constant)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise _chunk_failure(js, f"is unreadable ({_reason(exc)})") from None
+        raise _chunk_failure(js, f"is unreadable ({exc_reason(exc)})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("params"), dict):
         raise _chunk_failure(js, "is not a JSON object with a 'params' object")
     runs = doc.get("runs")
@@ -429,59 +426,18 @@ def _chunk_doc(js: Path) -> dict:
     return doc
 
 
-def _npy_member(zf, name: str, fail) -> np.ndarray:
-    """One ``.npy`` member of a chunk's zip. Its header must account for exactly the bytes
-    the zip directory gives the member, checked before any data is read, so a damaged
-    header cannot make the loader allocate more than the file holds."""
-    info = zf.getinfo(f"{name}.npy")
-    with zf.open(info) as f:
-        version = np.lib.format.read_magic(f)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
-        else:
-            fail(f"holds '{name}.npy' of .npy version {version}, not 1.0 or 2.0")
-        if dtype.hasobject:
-            fail(f"holds '{name}.npy' of Python objects (dtype {dtype})")
-        nbytes = dtype.itemsize * math.prod(shape)
-        if nbytes != info.file_size - f.tell():
-            fail(
-                f"holds '{name}.npy' whose header says shape {list(shape)} of {dtype.str} "
-                f"({nbytes} bytes) where the member has {info.file_size - f.tell()}"
-            )
-        data = f.read(nbytes + 1)  # to the end: zipfile checks the CRC-32 there
-    if len(data) != nbytes:
-        fail(f"holds '{name}.npy' truncated to {len(data)} of {nbytes} bytes")
-    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-
-
 def _chunk_arrays(npz: Path) -> dict:
     """``checkpoints``, ``regret``, ``counts`` of a chunk's ``.npz``; ValueError naming the
-    file if it is missing, not a zip, damaged or holds other members."""
-    import zipfile
+    file if it is missing, not a zip, damaged or holds other members (read as stored cells
+    are, :func:`simulate.store.read_npz_members`)."""
+    from cascading_bandits.simulate.store import read_npz_members
 
     def fail(what):
         raise _chunk_failure(npz, what)
 
     if not npz.is_file():
         raise _chunk_failure(npz.with_suffix(".json"), f"has no {npz.name} beside it")
-    try:
-        with zipfile.ZipFile(npz) as zf:
-            have = sorted(zf.namelist())
-            want = sorted(f"{n}.npy" for n in _CHUNK_ARRAYS)
-            if have != want:
-                fail(f"holds {have}, not exactly {want}")
-            return {n: _npy_member(zf, n, fail) for n in _CHUNK_ARRAYS}
-    except ValueError as exc:
-        if str(exc).startswith("benchmark chunk "):  # ours, from fail()
-            raise
-        fail(f"is unreadable ({_reason(exc)})")
-    # anything a damaged zip or .npy raises (BadZipFile, RuntimeError for an "encrypted"
-    # member, NotImplementedError for an unknown compression, zlib.error, EOFError, OSError,
-    # MemoryError, ...) means the file is damaged
-    except Exception as exc:  # noqa: BLE001
-        fail(f"is unreadable ({_reason(exc)})")
+    return read_npz_members(npz, _CHUNK_ARRAYS, fail)
 
 
 def _chunk(js: Path, cell_dir: str) -> tuple:

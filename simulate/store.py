@@ -61,6 +61,8 @@ __all__ = [
     "stored_identity",
     "array_digest",
     "record_digest",
+    "read_npz_members",
+    "exc_reason",
     "FORMAT",
 ]
 
@@ -273,7 +275,7 @@ def _read_doc(js: Path) -> dict:
     try:
         raw = js.read_bytes()
     except OSError as exc:
-        fail(f"is unreadable ({exc.strerror or _reason(exc)})")
+        fail(f"is unreadable ({exc.strerror or exc_reason(exc)})")
     if not raw:
         fail("is empty")
     try:
@@ -281,60 +283,80 @@ def _read_doc(js: Path) -> dict:
             raw.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float
         )
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        fail(f"is unreadable ({_reason(exc)})")
+        fail(f"is unreadable ({exc_reason(exc)})")
     _check_record(doc, fail)
     return doc
 
 
-def _read_member(zf: zipfile.ZipFile, name: str, meta: dict, fail) -> np.ndarray:
-    """One ``.npy`` member of a cell's zip, its header checked against ``meta`` (the
-    record's dtype and shape) before any data is read: a damaged header cannot make the
-    loader allocate more than the record says."""
+class _Damaged(Exception):
+    """What :func:`read_npz_members` found wrong, before the caller names its file."""
+
+
+def _npy_member(zf: zipfile.ZipFile, name: str, meta: dict | None) -> np.ndarray:
+    """One ``.npy`` member. Its header is checked before any data is read: it must not hold
+    Python objects, must account for exactly the bytes the zip directory gives the member
+    (a damaged header cannot make the loader allocate more than the file holds) and, with
+    ``meta`` (a record's ``{"dtype", "shape"}``), must be C-ordered of that dtype and shape."""
     member = f"{name}.npy"
-    with zf.open(member) as f:
+    info = zf.getinfo(member)
+    with zf.open(info) as f:
         version = np.lib.format.read_magic(f)
         if version == (1, 0):
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
         elif version == (2, 0):
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
         else:
-            fail(f"'{member}' is a .npy of version {version}, not 1.0 or 2.0")
-        if fortran or dtype.str != meta["dtype"] or list(shape) != meta["shape"]:
-            fail(
-                f"'{member}' holds {dtype.str} of shape {list(shape)}"
-                f"{' (Fortran order)' if fortran else ''}; the record says {meta['dtype']} of "
-                f"shape {meta['shape']}"
+            raise _Damaged(f"holds '{member}' of .npy version {version}, not 1.0 or 2.0")
+        if dtype.hasobject:
+            raise _Damaged(f"holds '{member}' of Python objects (dtype {dtype})")
+        if meta is not None and (
+            fortran or dtype.str != meta["dtype"] or list(shape) != meta["shape"]
+        ):
+            raise _Damaged(
+                f"holds '{member}' of {dtype.str} of shape {list(shape)}"
+                f"{' (Fortran order)' if fortran else ''}; the record says {meta['dtype']} "
+                f"of shape {meta['shape']}"
             )
         nbytes = dtype.itemsize * math.prod(shape)
+        if nbytes != info.file_size - f.tell():
+            raise _Damaged(
+                f"holds '{member}' whose header says shape {list(shape)} of {dtype.str} "
+                f"({nbytes} bytes) where the member has {info.file_size - f.tell()}"
+            )
         data = f.read(nbytes + 1)  # to the end: zipfile checks the CRC-32 there
     if len(data) != nbytes:
-        fail(f"'{member}' holds {len(data)} bytes of data where its shape needs {nbytes}")
-    return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+        raise _Damaged(f"holds '{member}' truncated to {len(data)} of {nbytes} bytes")
+    order = "F" if fortran else "C"
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order=order).copy()
 
 
-def _read_arrays(npz: Path, doc: dict, fail) -> dict:
-    arrays = {}
+def read_npz_members(npz, names, fail, meta: dict | None = None) -> dict:
+    """Exactly the arrays ``names`` of the zip ``npz`` (``<name>.npy`` members), read without
+    pickle and checked member by member (:func:`_npy_member`); ``meta`` maps a name to the
+    dtype and shape its record gives. Any damage -- other members, a broken zip, an
+    encrypted or unknown-compression member, a bad header, short data, a CRC mismatch --
+    calls ``fail(what)`` (which must raise, naming the file) with one line, never another
+    exception. The stored cells (:func:`load_result`) and the asymptotic benchmark's chunks
+    (``reports.profile_report.load_asymptotic``) share it."""
     try:
         with zipfile.ZipFile(npz) as zf:
             have = sorted(zf.namelist())
-            want = sorted(f"{n}.npy" for n, _ in _ARRAYS)
+            want = sorted(f"{n}.npy" for n in names)
             if have != want:
-                fail(f"holds {have}, not exactly {want}")
-            for name, _ in _ARRAYS:
-                arrays[name] = _read_member(zf, name, doc["arrays"][name], fail)
-    except ValueError as exc:
-        if str(exc).startswith("stored "):  # ours, from fail()
-            raise
-        fail(f"is unreadable ({_reason(exc)})")
+                raise _Damaged(f"holds {have}, not exactly {want}")
+            return {n: _npy_member(zf, n, None if meta is None else meta[n]) for n in names}
+    except _Damaged as exc:
+        fail(str(exc))
     # anything a damaged zip or .npy raises (BadZipFile, RuntimeError for an encrypted
     # member, NotImplementedError for an unknown compression, zlib.error, EOFError, struct
     # errors, OSError, MemoryError, ...) means the file is damaged
     except Exception as exc:  # noqa: BLE001
-        fail(f"is unreadable ({_reason(exc)})")
-    return arrays
+        fail(f"is unreadable ({exc_reason(exc)})")
+    raise AssertionError("fail() returned")  # pragma: no cover
 
 
-def _reason(exc) -> str:
+def exc_reason(exc) -> str:
+    """One line naming an exception: its type and the first line of its text (120 characters)."""
     text = str(exc).splitlines()[0] if str(exc) else ""
     return f"{type(exc).__name__}: {text[:120]}" if text else type(exc).__name__
 
@@ -450,7 +472,7 @@ def load_result(json_path) -> CellResult:
     def fail(what):
         raise ValueError(f"stored arrays {npz} {what}; {_remedy(js)}")
 
-    arrays = _read_arrays(npz, doc, fail)
+    arrays = read_npz_members(npz, [n for n, _ in _ARRAYS], fail, doc["arrays"])
     for name, a in arrays.items():
         if array_digest(a) != doc["arrays"][name]:
             fail(
