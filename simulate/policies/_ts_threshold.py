@@ -445,7 +445,7 @@ def _tune(K, a, b, S, N, lb, taus):
             lt, l1t = -math.log1p(math.exp(-mid)), -math.log1p(math.exp(mid))
             tot = 0.0
             for k in range(ns):
-                tot += sc[k] * _envelope_mass(sa[k], sb[k], sl[k], tau, lt, l1t)
+                tot += sc[k] * min(_envelope_mass(sa[k], sb[k], sl[k], tau, lt, l1t), 1.0)
                 if tot > target:
                     break
             if tot > target:

@@ -139,8 +139,10 @@ def test_regret_curves_agree_with_the_plain_loop():
 
 
 def test_kernel_runs_and_reuses_nothing_across_threads():
-    """Same numbers serially and in two threads; the counters show every path taken on a
-    long B_LB run at 2048 items (re-chosen thresholds, second level, completion)."""
+    """Same numbers serially and in two threads; the counters of a long B_LB run at 2048
+    items: thresholds re-chosen and the second level used, but the O(L) steps (re-choice,
+    completion) rare -- with the heads' envelope masses counted uncapped in the choice,
+    a concentrated leader made nearly every late step one."""
     m, uk, pk = _blb(2048, 4, 2, 5)
     cp = np.array([3000])
     one = simulate_runs(m, "cascade-ts", "best-first", 3000, uk, pk, cp, 1, True, 50)
@@ -149,7 +151,7 @@ def test_kernel_runs_and_reuses_nothing_across_threads():
         np.testing.assert_array_equal(x, y)
     attract, satisfy, gamma = m.kernel_args()
     fstar = m.expected_reward(m.optimal_list())
-    n = 20000
+    n = 40000  # the old choice completed on most steps from about 25,000 on
     env = (int(m.code), attract, satisfy, float(gamma), 4, n, 0, float(fstar),
            np.array([n]), True)  # fmt: skip
     st = np.zeros(NSTATS, np.int64)
@@ -157,7 +159,8 @@ def test_kernel_runs_and_reuses_nothing_across_threads():
     run_threshold(env, np.array([1.0, 1.0]), uk[0], pk[0], reg, cnt,
                   np.zeros((0, 2, 4), np.int64), st)  # fmt: skip
     st = dict(zip(STATS, st.tolist(), strict=True))
-    assert st["rebuilds"] >= 1 and st["rescues"] >= 1 and st["completions"] >= 1, st
+    assert st["rebuilds"] >= 1 and st["rescues"] >= 1, st
+    assert st["rebuilds"] + st["completions"] <= n // 200 and st["rescues"] <= n // 5, st
     assert 2048 + n <= cnt.sum() <= 2048 + 4 * n  # w_0, then 1 to K observations a step
     assert 0 < reg[0] < n
 
