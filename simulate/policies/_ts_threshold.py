@@ -25,7 +25,7 @@ All items (one threshold)
 -------------------------
 Items with U_e > 1 ("heads", the few leaders) are drawn in full every step
 (:func:`simulate.rng.beta_draw`). The others are kept in buckets by U_e
-((1/2, 1], (1/4, 1/2], ..., the last [0, 2^-63]): each item of the first is proposed with
+((1/2, 1], (1/4, 1/2], ..., the last [0, 2^-40]): each item of the first is proposed with
 probability U_e; for the rest, points of a Poisson process of rate
 ``rb_j = -log(1 - 2^-j)`` per item of bucket j, thinned to ``r_e = -log(1 - U_e)``, give
 every item at least one point with probability ``1 - exp(-r_e) = U_e``, independently:
@@ -103,8 +103,10 @@ TRIES = 32
 REFRESH = 32
 #: states (S, N) with N < MEMO_N share their envelope mass at a re-choice of thresholds
 MEMO_N = 64
-#: buckets: 0 = heads (U > 1), 1 + j for U in (2^-(j+1), 2^-j] (j < 63), NB - 1 = [0, 2^-63]
-NB = 65
+#: buckets: 0 = heads (U > 1), 1 + j for U in (2^-(j+1), 2^-j] (j < NB - 2), NB - 1 =
+#: [0, 2^-(NB - 2)]: the last one's Poisson rate, under 1e-12 an item, leaves no point in
+#: practice, and an observed item crosses fewer buckets
+NB = 42
 
 
 @helper(INNER)
@@ -266,15 +268,15 @@ def _tables():
 
 @helper(INNER)
 def _buffers(L):
-    """(vals (L,), U (2, L) the Poisson rates -log(1 - U), seg, pos, perm (2, L) int,
+    """(vals (L,), U (2, L) the Poisson rates -log(1 - U), seg, pos, perm (2, L) int32,
     start (2, NB + 1) int, lb (L,), upd, stamp (L,) int, cstamp (2, L) int, res, dl, dflag (L,)
     int)."""
     return (
         np.empty(L),
         np.empty(2 * L).reshape((2, L)),
-        np.zeros(2 * L, np.int64).reshape((2, L)),
-        np.zeros(2 * L, np.int64).reshape((2, L)),
-        np.zeros(2 * L, np.int64).reshape((2, L)),
+        np.zeros(2 * L, np.int32).reshape((2, L)),
+        np.zeros(2 * L, np.int32).reshape((2, L)),
+        np.zeros(2 * L, np.int32).reshape((2, L)),
         np.zeros(2 * (NB + 1), np.int64).reshape((2, NB + 1)),
         np.empty(L),
         np.zeros(L, np.int64),
