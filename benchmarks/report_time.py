@@ -7,8 +7,12 @@ cache of verify and the bounds) that the first run stored, into a new report dir
 
     python benchmarks/report_time.py              # the paper's scale (n = 1e5, 20 runs)
     python benchmarks/report_time.py --quick      # seconds, a smoke test of the benchmark
+    python benchmarks/report_time.py --cold       # from an empty numba cache (fresh install)
 
-Prints one line per run and the report's own breakdown (report.json "timings").
+Prints one line per run: its wall time, the CPU seconds of the report's process tree (the
+report, its sweep workers and its verify processes; the machine's other load is not in
+it), the report's own breakdown (report.json "timings") and, when numba compiled kernels,
+their number and the compile seconds the engine printed.
 """
 
 from __future__ import annotations
@@ -16,23 +20,33 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+#: the engine's line after a first compile (simulate.engine)
+_COMPILED = re.compile(r"compiled the (.+?) kernel in ([0-9.]+) s")
 
-def run_report(out: Path, results: Path, extra: list[str]) -> tuple[float, dict]:
+
+def run_report(out: Path, results: Path, extra: list[str], env=None):
+    """(wall s, CPU s of the process tree, report.json timings, [(kernel, compile s)])."""
     cmd = [sys.executable, "-m", "cascading_bandits.reports.cli", "report"]
     cmd += ["--out", str(out), "--results", str(results), "--no-progress", *extra]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
     timings = json.loads((out / "report.json").read_text())["timings"]
-    return wall, timings
+    compiled = [(m[1], float(m[2])) for m in _COMPILED.finditer(proc.stderr)]
+    return wall, cpu, timings, compiled
 
 
 def main(argv=None) -> int:
@@ -43,6 +57,12 @@ def main(argv=None) -> int:
         "--rebuilds", type=int, default=1, help="rebuilds from the stored results (default 1)"
     )
     ap.add_argument("--keep", metavar="DIR", help="work in DIR (kept) instead of a temporary one")
+    ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="the first run from an empty numba cache (NUMBA_CACHE_DIR in the work directory; "
+        "the rebuilds then use the cache it filled)",
+    )
     args = ap.parse_args(argv)
     if args.rebuilds < 1:
         ap.error("--rebuilds must be >= 1")
@@ -57,11 +77,25 @@ def main(argv=None) -> int:
         results = work / "results"
         if results.exists() and any(results.iterdir()):
             raise SystemExit(f"{results} is not empty: a from-scratch time needs a fresh one")
-        wall, tm = run_report(work / "scratch", results, extra)
-        print(f"from scratch: {wall:.1f} s  (report's own: {_fmt(tm)})")
-        for i in range(args.rebuilds):
-            wall, tm = run_report(work / f"rebuild{i}", results, extra)
-            print(f"rebuild {i + 1} from stored results: {wall:.1f} s  (report's own: {_fmt(tm)})")
+        env = None
+        if args.cold:
+            cache = work / "numba-cache"
+            if cache.exists() and any(cache.iterdir()):
+                raise SystemExit(f"{cache} is not empty: a cold time needs an empty numba cache")
+            env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+        runs = [("from scratch" + (" (empty numba cache)" if args.cold else ""), "scratch")]
+        runs += [
+            (f"rebuild {i + 1} from stored results", f"rebuild{i}") for i in range(args.rebuilds)
+        ]
+        for label, sub in runs:
+            wall, cpu, tm, compiled = run_report(work / sub, results, extra, env)
+            line = f"{label}: {wall:.1f} s wall, {cpu:.1f} s CPU  (report's own: {_fmt(tm)})"
+            if compiled:
+                secs = sum(t for _, t in compiled)
+                line += f"\n  {len(compiled)} kernels compiled, {secs:.1f} s: " + ", ".join(
+                    f"{k} {t:.1f}" for k, t in compiled
+                )
+            print(line, flush=True)
     return 0
 
 
