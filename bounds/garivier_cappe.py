@@ -171,18 +171,30 @@ def _logit(q):
     return mpmath.log(q) - mpmath.log1p(-q)
 
 
-def _root_offset(mu, mu_star, target):
-    """x = r - mu with kl(mu + x, mu*) = d - target: Newton on the concave increasing g."""
+def _root_offset(mu, mu_star, target, x_start=None):
+    """x = r - mu with kl(mu + x, mu*) = d - target: Newton on the concave increasing g.
+
+    ``x_start``: a guess below the root (:func:`_float_start`); Newton
+    from any point below increases monotonically to the root, in a few steps from there
+    instead of about six from 0. A guess above the root (``g > 0``) is dropped.
+    """
     ls = _logit(mu_star)
     tol = mpmath.mpf(2) ** (-mpmath.mp.prec + 8)
     x = mpmath.mpf(0)  # mu > 0 here (mu = 0: _root_from_zero)
+    guess = x_start is not None and 0 < x_start < mu_star - mu
+    if guess:
+        x = x_start
     for _ in range(500):
         r = mu + x
         slope = ls - _logit(r)  # g'(x) > 0
         g = kl_mp(mu, r) + x * slope - target
         # at the root up to the rounding of g's terms (all of the order of target)
         if g >= 0 or abs(g) <= tol * target:
+            if guess and g > tol * target:  # the guess lies above the root: start from 0
+                x, guess = mpmath.mpf(0), False
+                continue
             return x
+        guess = False
         x_new = x - g / slope
         if x_new >= mu_star - mu:  # impossible in exact arithmetic (concavity); stay inside
             x_new = (x + mu_star - mu) / 2
@@ -194,9 +206,48 @@ def _root_offset(mu, mu_star, target):
 
 def _root_from_zero(mu_star, level):
     """r in (0, mu*) with kl(r, mu*) = level < kl(0, mu*): bracketing (kl(., mu*) decreases)."""
-    return mpmath.findroot(
-        lambda q: kl_mp(q, mu_star) - level, (mpmath.mpf(0), mu_star), solver="anderson"
-    )
+    try:
+        return mpmath.findroot(
+            lambda q: kl_mp(q, mu_star) - level, (mpmath.mpf(0), mu_star), solver="anderson"
+        )
+    except (ValueError, ZeroDivisionError):
+        # a level so small (huge eps) that Anderson's steps stall: bisection, which cannot
+        lo, hi = mpmath.mpf(0), mpmath.mpf(mu_star)
+        for _ in range(4 * mpmath.mp.prec):
+            mid = (lo + hi) / 2
+            if mid in (lo, hi):
+                break
+            if kl_mp(mid, mu_star) > level:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+
+def _float_start(m, ms, e):
+    """An mpf below the root ``x = r - mu`` (or None): plain-float Newton on ``g`` from 0,
+    shrunk by 1e-6 relative to stay below the root despite float rounding. Only a starting
+    point: :func:`_root_offset` checks that it lies below the root and refines it."""
+    fm, fs, fe = float(m), float(ms), float(e)
+    if not (0 < fm < fs < 1 and 0 < fe < math.inf):
+        return None
+    fc = 1.0 - fm
+    ls = math.log(fs) - math.log1p(-fs)
+    target = (fm * math.log(fm / fs) + fc * math.log(fc / (1.0 - fs))) * (fe / (1.0 + fe))
+    x = 0.0
+    for _ in range(60):
+        r = fm + x
+        slope = ls - (math.log(r) - math.log1p(-r))
+        if not slope > 0:
+            break
+        g = -fm * math.log1p(x / fm) - fc * math.log1p(-x / fc) + x * slope - target
+        new = x - g / slope
+        if not (x < new < fs - fm):
+            break
+        x = new
+    if not x > 0:
+        return None
+    return mpmath.mpf(x) * (1 - mpmath.mpf(10) ** -6)
 
 
 def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
@@ -235,7 +286,7 @@ def klucb_tail_constants_mp(mu, mu_star, eps, dps: int = 50):
             dr = kl_mp(r, m)
             out = dict(r=r, kl_r_mu=dr, C2=-1 / mpmath.expm1(-dr), beta=mpmath.mpf(0))
         else:
-            x = _root_offset(m, ms, e / (1 + e) * d)
+            x = _root_offset(m, ms, e / (1 + e) * d, _float_start(m, ms, e))
             r = m + x
             dr = kl_mp(r, m)
             out = dict(r=r, kl_r_mu=dr, C2=-1 / mpmath.expm1(-dr), beta=(1 + e) * dr / d)

@@ -349,19 +349,39 @@ def theorem3_gapfree_constant(inst, n, eps, threshold, K=None, form="proof") -> 
     ``form="paper"``: ``K L max_{Delta > theta} C2/n^beta + 7 K log log n`` (the loosening of
     [K15] Theorem 3; ``7 K log log n`` valid from n = 48, see :mod:`bounds.garivier_cappe`).
     """
-    from cascading_bandits.bounds.upper import THEOREM3_FORMS, theorem3_tail_constants
+    from cascading_bandits.bounds.upper import THEOREM3_FORMS
 
     inst = _instance(inst, K)
     V.choice("form", form, THEOREM3_FORMS)
     eps = V.positive_real("eps", eps)
     th = V.positive_real("threshold", threshold, allow_zero=True)
     n = float(V.horizon("n", n))
+    return _gapfree_constant(inst, n, eps, th, form)
+
+
+def _kept_tail_constants(inst, eps, keep):
+    """Per-pair ``(C2, beta)`` of shape (L - K, K), exact (:func:`klucb_tail_constants`,
+    within 2 ulp of mpmath), solved for the pairs of ``keep`` only (the others are 0): the
+    pairs below the threshold do not enter ``C_theta``."""
+    from cascading_bandits.bounds.garivier_cappe import _finite_c2, klucb_tail_constants
+
+    sub, opt = inst.suboptimal_weights, inst.optimal_weights
+    C2 = np.zeros(keep.shape)
+    beta = np.zeros(keep.shape)
+    for i, j in zip(*np.nonzero(keep), strict=True):
+        C2[i, j], beta[i, j] = klucb_tail_constants(float(sub[i]), float(opt[j]), eps)
+    _finite_c2(C2, eps)
+    return C2, beta
+
+
+def _gapfree_constant(inst, n, eps, th, form):
+    """:func:`theorem3_gapfree_constant` for validated arguments."""
     tail = 0.0
     if inst.L > inst.K:
         gaps = inst.gaps()
         keep = gaps > th
         if keep.any():
-            C2, beta = theorem3_tail_constants(inst, eps)
+            C2, beta = _kept_tail_constants(inst, eps, keep)
             with np.errstate(over="ignore", invalid="ignore", under="ignore"):
                 t = C2 * np.exp(-beta * math.log(n)) if n > 1 else C2.copy()
             t = np.where(keep, t, 0.0)
@@ -379,18 +399,50 @@ def _gapfree3_scalar(inst, n, eps, form):
     return lead + theorem3_gapfree_constant(inst, n, eps, th, form=form)
 
 
-def _minimise_eps(f, grid=33):
-    """Minimise ``f(eps)`` over ``[1e-3, 1e3]``: log grid, then bounded search around the best."""
-    from scipy.optimize import minimize_scalar
+def _gapfree3_grid(inst, n, eps, form):
+    """:func:`_gapfree3_scalar` at every eps of the 1-d array ``eps``, with float64 tail
+    constants (:func:`bounds.garivier_cappe.klucb_tail_constants_array`, relative error
+    < 1e-12, all eps and pairs in one vectorised solve): the objective of the search for eps.
+    """
+    from cascading_bandits.bounds.garivier_cappe import klucb_tail_constants_array
 
+    w1 = float(inst.sorted_weights[0])
+    th = np.array([theorem3_gapfree_threshold(inst.L, inst.K, n, e, w1) for e in eps])
+    lead = np.array([theorem3_gapfree_leading(inst.L, inst.K, n, e, w1) for e in eps])
+    out = lead + _loglog_part(inst, float(n), form)
+    if inst.L > inst.K:
+        gaps = inst.gaps()
+        keep = gaps[None] > th[:, None, None]  # (G, L - K, K)
+        if keep.any():
+            mu = inst.suboptimal_weights[None, :, None]
+            ms = inst.optimal_weights[None, None, :]
+            C2, beta = klucb_tail_constants_array(mu, ms, eps[:, None, None])
+            with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+                t = C2 * np.exp(-beta * math.log(n)) if n > 1 else C2
+            t = np.where(keep, t, 0.0)
+            if form == "paper":
+                out = out + inst.K * inst.L * t.max(axis=(1, 2))
+            else:
+                out = out + (t * gaps[None]).sum(axis=(1, 2))
+    return out
+
+
+def _minimise_eps_grid(f, grid=33, points=9, xtol=1e-7):
+    """Minimise ``f(eps)`` over ``[1e-3, 1e3]`` for a vectorised ``f`` (1-d array -> array).
+
+    A log grid of ``grid`` points, then rounds of ``points`` equally spaced points between
+    the neighbours of the best one (each round shrinks the bracket by ``(points - 1) / 2``)
+    until it is narrower than ``xtol`` in log eps; every round is one call of ``f``. Returns
+    the best eps seen (the bracket always holds it, so its value never increases).
+    """
     xs = np.linspace(math.log(1e-3), math.log(1e3), grid)
-    vals = np.array([f(math.exp(x)) for x in xs])
-    i = int(np.argmin(vals))
-    lo, hi = xs[max(i - 1, 0)], xs[min(i + 1, grid - 1)]
-    res = minimize_scalar(lambda x: f(math.exp(x)), bounds=(lo, hi), method="bounded")
-    if res.success and res.fun <= vals[i]:
-        return float(math.exp(res.x)), float(res.fun)
-    return float(math.exp(xs[i])), float(vals[i])
+    while True:
+        vals = np.asarray(f(np.exp(xs)), dtype=float)
+        i = int(np.argmin(vals))
+        lo, hi = xs[max(i - 1, 0)], xs[min(i + 1, xs.size - 1)]
+        if hi - lo < xtol:
+            return float(math.exp(xs[i]))
+        xs = np.linspace(lo, hi, points)
 
 
 def theorem3_gapfree_bound(inst, n, eps=None, K=None, form="proof"):
@@ -401,7 +453,10 @@ def theorem3_gapfree_bound(inst, n, eps=None, K=None, form="proof"):
     inst : CascadeInstance, or weights with ``K=`` (unique optimal set, as Theorem 3)
     n : int >= 1 (scalar)
     eps : float > 0 or None
-        Theorem 3's eps; None minimises the bound over ``eps`` in ``[1e-3, 1e3]``.
+        Theorem 3's eps; None minimises the bound over ``eps`` in ``[1e-3, 1e3]``: a log
+        grid, then nested finer grids around the best point down to 1e-7 in ``log eps``, on
+        float64 tail constants (relative error < 1e-12); the bound returned is then the
+        exact one (mpmath-derived constants) at the eps found.
     form : {"proof", "paper"}
         How ``C_theta`` is written (:func:`theorem3_gapfree_constant`).
 
@@ -419,8 +474,10 @@ def theorem3_gapfree_bound(inst, n, eps=None, K=None, form="proof"):
         eps = V.positive_real("eps", eps)
         return _gapfree3_scalar(inst, n, eps, form), eps
     V.choice("form", form, ("paper", "proof"))
-    e, val = _minimise_eps(lambda x: _gapfree3_scalar(inst, n, x, form))
-    return val, e
+    # search on float64 constants (vectorised over eps and pairs); the exact bound at the eps
+    # found (a valid bound at every eps)
+    e = _minimise_eps_grid(lambda x: _gapfree3_grid(inst, n, x, form))
+    return _gapfree3_scalar(inst, n, e, form), e
 
 
 # ---------------------------------------------------------------------------

@@ -134,6 +134,35 @@ def test_root_solves_defining_equation_at_60_digits(a):
         assert abs(c["beta"] - beta) <= mpmath.mpf(10) ** -50 * beta
 
 
+def test_mu_zero_root_for_huge_eps():
+    # kl(r, mu*) = kl(0, mu*)/(1 + eps) ~ 1e-30: Anderson's method fails there, bisection not
+    c = klucb_tail_constants_mp(0.0, 0.5, 1e30, dps=30)
+    with mpmath.workdps(40):
+        level = kl_mp(0, 0.5) / (1 + mpmath.mpf(1e30))
+        assert 0 < c["r"] < 0.5
+        assert abs(kl_mp(c["r"], 0.5) - level) <= mpmath.mpf(10) ** -12 * level
+    assert klucb_tail_constants(0.0, 0.5, 1e30) == (1.0, math.inf)
+
+
+@settings(max_examples=30, deadline=None)
+@given(pairs.filter(lambda a: 0 < a[0] and a[1] < 1))
+def test_root_newton_start_does_not_change_the_root(a):
+    # the float64 guess (below the root), no guess, and a guess above the root (dropped)
+    # give the same root to the working precision
+    from cascading_bandits.bounds.garivier_cappe import _float_start, _root_offset
+
+    with mpmath.workdps(50):
+        m, ms, e = mpmath.mpf(a[0]), mpmath.mpf(a[1]), mpmath.mpf(a[2])
+        target = e / (1 + e) * kl_mp(m, ms)
+        x0 = _root_offset(m, ms, target)
+        guess = _float_start(m, ms, e)
+        for start in (guess, None, (x0 + (ms - m)) / 2):
+            x = _root_offset(m, ms, target, start)
+            assert abs(x - x0) <= mpmath.mpf(10) ** -40 * x0
+        if guess is not None:
+            assert 0 < guess < x0
+
+
 # ---------------------------------------------------------------- monotonicity and limits
 
 

@@ -156,6 +156,27 @@ def test_corollary3_bound_is_its_parts_and_eps_optimised():
     assert 1e-3 <= e_best <= 1e3
 
 
+def test_corollary3_search_matches_a_fine_exact_search():
+    # the search runs on float64 constants; the value returned is the exact bound at the eps
+    # found, and no exact evaluation nearby (a bounded scalar search) is lower by > 1e-9
+    from scipy.optimize import minimize_scalar
+
+    for n, form in ((100, "paper"), (10**4, "proof"), (10**6, "paper")):
+        best, e = later.theorem3_gapfree_bound(PAPER, n, form=form)
+        assert best == later.theorem3_gapfree_bound(PAPER, n, eps=e, form=form)[0]
+        res = minimize_scalar(
+            lambda x, n=n, form=form: later.theorem3_gapfree_bound(
+                PAPER, n, eps=math.exp(x), form=form
+            )[0],
+            bounds=(max(math.log(e) - 0.5, math.log(1e-3)), min(math.log(e) + 0.5, math.log(1e3))),
+            method="bounded",
+            options={"xatol": 1e-9},
+        )
+        assert best <= res.fun * (1 + 1e-9)
+        grid = later._gapfree3_grid(PAPER, n, np.array([e]), form)[0]
+        assert grid == pytest.approx(best, rel=1e-10)  # float64 objective vs exact
+
+
 # ---------------------------------------------------------------------------
 # orders of [V22] and [Z21]
 # ---------------------------------------------------------------------------
