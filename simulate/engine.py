@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from cascading_bandits.bounds._pystack import deep_call
+from cascading_bandits.simulate.models import list_reward
 from cascading_bandits.simulate.policies import order_code, parse_policy
 from cascading_bandits.simulate.policies._klucb_select import GROUP_MIN, GROUP_MIN_RANKED
 
@@ -238,7 +239,13 @@ def simulate_runs(
     else:
         nthreads = int(threads)
     attract, satisfy, gamma = model.kernel_args()
-    fstar = model.expected_reward(model.optimal_list())
+    # f(A*) as model.expected_reward evaluates it, from the arrays at hand (its own
+    # kernel_args call converts the L weights again: 3 ms at L = 65,536)
+    fstar = float(
+        list_reward(
+            model.code, attract, satisfy, gamma, model.optimal_list(), model.K, np.empty(model.K)
+        )
+    )
     ukeys = np.ascontiguousarray(ukeys, dtype=np.uint64)
     pkeys = np.ascontiguousarray(pkeys, dtype=np.uint64)
     checkpoints = np.ascontiguousarray(checkpoints, dtype=np.int64)

@@ -161,8 +161,8 @@ def _push(tops, m, x, cnt):
 
 @helper(HOT)
 def index_top(
-    kind, t, z, g, t_ep, g_ep, params, inc, ninc, m, islot, sinfo, sval, bits, perm, meta,
-    tops, cand, cur, out,
+    kind, t, z, g, t_ep, g_ep, params, inc, ninc, m, islot, sinfo, sval, bits, perm, pub,
+    meta, tops, cand, cur, out,
 ):  # fmt: skip
     """``out[:m]`` = the m items of largest index, decreasing, ties to the smaller id.
 
@@ -180,20 +180,29 @@ def index_top(
         Incumbents (the previous list); may be ``out`` itself (read before it is written).
     m : int
         Items wanted.
-    islot, sinfo, sval, bits, perm, meta
-        One state table (:mod:`._klucb_states`).
+    islot, sinfo, sval, bits, perm, pub, meta
+        One state table (:mod:`._klucb_states`; ``pub`` holds the bounds by position, not
+        used by TS-Cascade, whose bound moves with ``z``).
     tops (m,), cand, cur (>= alive states) : work arrays.
     """
     for i in range(m):
         tops[i] = -np.inf
+    if meta[1] != t_ep:  # a new epoch: every bound is to be computed again
+        for i in range(meta[0]):
+            pub[i] = np.inf
+        meta[1] = t_ep
     nc = np.int64(0)  # not a literal: callees compile once
     for i in range(ninc + meta[0]):  # the incumbents' states, then every alive state
+        if i >= ninc and pub[i - ninc] < tops[m - 1]:  # pub: this epoch's bound (or inf)
+            continue
         sl = islot[inc[i]] if i < ninc else perm[i - ninc]
         if sinfo[sl, _BT] == t:
             continue
         if i >= ninc:
             if sinfo[sl, _UBT] != t_ep:
                 _set_bound(kind, sl, sinfo, sval, g, g_ep, t_ep, params)
+                if kind != TSCASCADE:
+                    pub[i - ninc] = sval[sl, _A]
             ub = sval[sl, _A]
             if kind == TSCASCADE:
                 ub = ub + z * (sval[sl, _B] if z >= 0.0 else sval[sl, _C]) + PAD
@@ -275,11 +284,12 @@ def index_loop(env, params, ukey, regret_out, counts_out, trace, kind):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(
         S.reshape((1, L)), N.reshape((1, L))
     )
     # one table: its rows, taken once (a view made per step costs reference counting)
-    si, sv, bi, pe, ta, isl, me = sinfo[0], sval[0], bits[0], perm[0], table[0], islot[0], meta[0]
+    si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
+    ta, isl, me = table[0], islot[0], meta[0]
     tops, cand, cur = index_buffers(L, K)
     ninc = np.int64(0)  # not literals: callees compile once
     t_ep = np.int64(0)
@@ -290,16 +300,16 @@ def index_loop(env, params, ukey, regret_out, counts_out, trace, kind):
             t_ep = next_epoch(t, t_ep)
             g_ep = step_consts(kind, t_ep, params)
         g = step_consts(kind, t, params)
-        index_top(kind, t, 0.0, g, t_ep, g_ep, params, sel, ninc, K, isl, si, sv, bi, pe, me,
-                  tops, cand, cur, sel)  # fmt: skip
+        index_top(kind, t, 0.0, g, t_ep, g_ep, params, sel, ninc, K, isl, si, sv, bi, pe, pu,
+                  me, tops, cand, cur, sel)  # fmt: skip
         ninc = K
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
         if pe.size - me[0] < K:  # each move may open one state
-            sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
-            si, sv, bi, pe = sinfo[0], sval[0], bits[0], perm[0]
+            sinfo, sval, bits, perm, pub = states_grow(sinfo, sval, bits, perm, pub)
+            si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
         for k in range(nobs):
-            states_move(lst[k], S, N, isl, si, sv, bi, pe, ta, tmask, me)
+            states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
     finish(N, counts_out)

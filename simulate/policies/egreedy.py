@@ -79,10 +79,11 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(
         S.reshape((1, L)), N.reshape((1, L))
     )
-    si, sv, bi, pe, ta, isl, me = sinfo[0], sval[0], bits[0], perm[0], table[0], islot[0], meta[0]
+    si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
+    ta, isl, me = table[0], islot[0], meta[0]
     tops, cand, cur = index_buffers(L, K)
     keys, vals = list_buffers(K)
     kind = np.int64(GREEDY)
@@ -94,17 +95,17 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
             random_list(pkey, t, L, K, keys, vals, sel)
         else:
             index_top(kind, t, 0.0, 0.0, t_ep, 0.0, params, sel, ninc, K, isl, si, sv, bi, pe,
-                      me, tops, cand, cur, sel)  # fmt: skip
+                      pu, me, tops, cand, cur, sel)  # fmt: skip
         ninc = K
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
         if pe.size - me[0] < K:  # each move may open one state
-            sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
-            si, sv, bi, pe = sinfo[0], sval[0], bits[0], perm[0]
+            sinfo, sval, bits, perm, pub = states_grow(sinfo, sval, bits, perm, pub)
+            si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
         for k in range(nobs):
-            states_move(lst[k], S, N, isl, si, sv, bi, pe, ta, tmask, me)
+            states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
     finish(N, counts_out)
 
 

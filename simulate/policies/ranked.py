@@ -101,13 +101,13 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attra
 # kernel (which has numba's runtime) counts references, and 15 views per bandit a step were
 # most of a ranked-klucb step at L = 2048.
 @helper(HOT)
-def _top_k(k, t, th, t_ep, th_ep, incr, islot, sinfo, sval, bits, perm, meta, tops, cand, cur,
-           out):  # fmt: skip
+def _top_k(k, t, th, t_ep, th_ep, incr, islot, sinfo, sval, bits, perm, pub, meta, tops, cand,
+           cur, out):  # fmt: skip
     """Bandit k's k + 1 best items into ``out`` (states_top on its table; incumbents
     ``incr[:k + 2]``)."""
     states_top(
         t, th, t_ep, th_ep, incr, k + 2, k + 1, islot[k], sinfo[k], sval[k], bits[k], perm[k],
-        meta[k], tops, cand, cur, out,
+        pub[k], meta[k], tops, cand, cur, out,
     )  # fmt: skip
 
 
@@ -121,10 +121,21 @@ def _lazy_k(k, S, N, F, Ist, t, th, t_ep, th_ep, incr, shown, tops, out):
 
 
 @helper(HOT)
-def _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta):
+def _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta):
     """Move item e, just updated by bandit k, to its new state in bandit k's table."""
     states_move(
-        e, S[k], N[k], islot[k], sinfo[k], sval[k], bits[k], perm[k], table[k], tmask, meta[k]
+        e,
+        S[k],
+        N[k],
+        islot[k],
+        sinfo[k],
+        sval[k],
+        bits[k],
+        perm[k],
+        pub[k],
+        table[k],
+        tmask,
+        meta[k],
     )
 
 
@@ -241,7 +252,7 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
     L = attract.size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
     ubt, tops, cand, cur = _grouped_buffers(K, L)  # ubt unused: the bounds are the tables'
-    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(S, N)
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(S, N)
     t_ep = np.int64(0)
     th_ep = 0.0
     cum, j = 0.0, np.int64(0)
@@ -254,8 +265,8 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             for i in range(k + 1):
                 incr[i] = lst[i]
             incr[k + 1] = chosen[k]
-            _top_k(k, t, th, t_ep, th_ep, incr, islot, sinfo, sval, bits, perm, meta, tops, cand,
-                   cur, order_k)  # fmt: skip
+            _top_k(k, t, th, t_ep, th_ep, incr, islot, sinfo, sval, bits, perm, pub, meta, tops,
+                   cand, cur, order_k)  # fmt: skip
             chosen[k] = order_k[0]
             for i in range(k + 1):
                 if not shown[order_k[i]]:
@@ -273,10 +284,10 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             if meta[k, 0] == perm.shape[1]:
                 full = True
         if full:
-            sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
+            sinfo, sval, bits, perm, pub = states_grow(sinfo, sval, bits, perm, pub)
         for k in range(K):  # bandit k updated one item (_feedback)
             e = chosen[k] if rba else lst[k]
-            _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, table, tmask, meta)
+            _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)
     finish(counts, counts_out)
 
 

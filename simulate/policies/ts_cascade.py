@@ -107,10 +107,11 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
     N = np.zeros(L, np.int64)  # observations (no w_0)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    sinfo, sval, bits, perm, table, tmask, islot, meta = states_new(
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(
         S.reshape((1, L)), N.reshape((1, L))
     )
-    si, sv, bi, pe, ta, isl, me = sinfo[0], sval[0], bits[0], perm[0], table[0], islot[0], meta[0]
+    si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
+    ta, isl, me = table[0], islot[0], meta[0]
     tops, cand, cur = index_buffers(L, K)
     kind = np.int64(TSCASCADE)
     ninc = np.int64(0)  # not literals: callees compile once
@@ -123,18 +124,18 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
             g_ep = step_consts(kind, t_ep, params)
         z = shared_normal(pkey, t, L)
         g = step_consts(kind, t, params)
-        index_top(kind, t, z, g, t_ep, g_ep, params, sel, ninc, K, isl, si, sv, bi, pe, me,
-                  tops, cand, cur, sel)  # fmt: skip
+        index_top(kind, t, z, g, t_ep, g_ep, params, sel, ninc, K, isl, si, sv, bi, pe, pu,
+                  me, tops, cand, cur, sel)  # fmt: skip
         ninc = K
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
         if pe.size - me[0] < K:  # each move may open one state
-            sinfo, sval, bits, perm = states_grow(sinfo, sval, bits, perm)
-            si, sv, bi, pe = sinfo[0], sval[0], bits[0], perm[0]
+            sinfo, sval, bits, perm, pub = states_grow(sinfo, sval, bits, perm, pub)
+            si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
         for k in range(nobs):
-            states_move(lst[k], S, N, isl, si, sv, bi, pe, ta, tmask, me)
+            states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
     for e in range(L):
         counts_out[e] = N[e] + 1  # the registry's T_n = 1 + observations in steps 1..n
 

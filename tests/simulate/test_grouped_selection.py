@@ -110,13 +110,16 @@ def _lookup(s, n, sinfo, table, tmask):
 
 def _check_table(S, N, tab):
     """The state table ``tab`` (rows of states_new's arrays) describes S, N (L,) exactly."""
-    sinfo, sval, bits, perm, table, tmask, islot, meta = tab
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = tab
     alive = perm[: meta[0]]
     keys = {(int(S[e]), int(N[e])) for e in range(S.size)}
     assert len(alive) == len(keys) and len(set(alive.tolist())) == len(alive)
     assert sorted(perm.tolist()) == list(range(perm.size))
     for pos, sl in enumerate(alive):
         assert sinfo[sl, 7] == pos
+        # pub: the bound of the state at that position, computed in the epoch meta[1] (or inf)
+        if np.isfinite(pub[pos]):
+            assert pub[pos] == sval[sl, 0] and sinfo[sl, 3] == meta[1]
     for sl in alive:
         s, n = int(sinfo[sl, 0]), int(sinfo[sl, 1])
         assert _lookup(s, n, sinfo, table, tmask) == sl
@@ -156,7 +159,7 @@ def test_state_table_under_random_moves(L_, nmax, seed):
     S = np.minimum(S, N).astype(np.int64)
     tab = list(states_new(S, N))
     for b in range(2):
-        _check_table(S[b], N[b], [x if i == 5 else x[b] for i, x in enumerate(tab)])
+        _check_table(S[b], N[b], [x if i == 6 else x[b] for i, x in enumerate(tab)])
     m = 5
     tops, cand, cur = np.empty(m), np.empty(L_, np.int64), np.empty(L_, np.int64)
     sel = np.zeros((2, m), np.int64)
@@ -166,21 +169,21 @@ def test_state_table_under_random_moves(L_, nmax, seed):
         if t > t_ep:
             t_ep = t + t // 8 + 1
             th_ep = klucb_threshold_scalar(float(t_ep), 3.0)
-        sinfo, sval, bits, perm, table, tmask, islot, meta = tab
-        if perm.shape[1] - meta.max() < m:
-            tab[:4] = states_grow(sinfo, sval, bits, perm)
-            sinfo, sval, bits, perm = tab[:4]
+        sinfo, sval, bits, perm, pub, table, tmask, islot, meta = tab
+        if perm.shape[1] - meta[:, 0].max() < m:
+            tab[:5] = states_grow(sinfo, sval, bits, perm, pub)
+            sinfo, sval, bits, perm, pub = tab[:5]
         for b in range(2):
             states_top(t, th, t_ep, th_ep, sel[b], ninc, m, islot[b], sinfo[b], sval[b],
-                       bits[b], perm[b], meta[b], tops, cand, cur, sel[b])  # fmt: skip
+                       bits[b], perm[b], pub[b], meta[b], tops, cand, cur, sel[b])  # fmt: skip
             np.testing.assert_array_equal(sel[b], _plain_top(S[b], N[b], th, m))
             moved = rng.choice(L_, size=m, replace=False) if t % 3 else sel[b].copy()
             for e in moved:
                 N[b, e] += 1
                 S[b, e] += rng.integers(0, 2)
                 states_move(e, S[b], N[b], islot[b], sinfo[b], sval[b], bits[b], perm[b],
-                            table[b], tmask, meta[b])  # fmt: skip
-            _check_table(S[b], N[b], [x if i == 5 else x[b] for i, x in enumerate(tab)])
+                            pub[b], table[b], tmask, meta[b])  # fmt: skip
+            _check_table(S[b], N[b], [x if i == 6 else x[b] for i, x in enumerate(tab)])
         ninc = m
 
 
