@@ -107,6 +107,10 @@ MEMO_N = 64
 #: [0, 2^-(NB - 2)]: the last one's Poisson rate, under 1e-12 an item, leaves no point in
 #: practice, and an observed item crosses fewer buckets
 NB = 42
+#: an item's record, one row of ``it`` (L, 8) float64 (one cache line, what a point or a
+#: proposal reads): its posterior a_e, b_e, its Poisson rates at the two thresholds, its
+#: sample, the step it was drawn and the steps it was proposed at each level
+IA, IB, IR, IV, IST, IC = 0, 1, 2, 4, 5, 6
 
 
 @helper(INNER)
@@ -177,8 +181,16 @@ def _propose(a, b, tau, pkey, t, L, ctr):
         s = -math.log1p(v * math.expm1(-lam * h)) / lam
     if not (0.0 < s < h):
         return -1.0
-    lr = (a - 1.0) * math.log1p(s / tau) + (b - 1.0) * math.log1p(-s / h) + lam * s
-    if _seq(pkey, t, L, ctr) < math.exp(lr):
+    # accept with exp(lr), lr = (a-1) log1p(x) + (b-1) log1p(-y) + lam s <= 0, x = s/tau,
+    # y = s/h; first against 1 + lr_low <= exp(lr), from log1p(x) >= 2x / (2 + x) and
+    # log1p(-y) >= -y (2 - y) / (2 (1 - y)) (no logarithm for most accepted proposals)
+    w = _seq(pkey, t, L, ctr)
+    x, y = s / tau, s / h
+    low = (a - 1.0) * (2.0 * x / (2.0 + x)) - (b - 1.0) * (y * (2.0 - y) / (2.0 * (1.0 - y)))
+    if w < 1.0 + (low + lam * s):
+        return tau + s
+    lr = (a - 1.0) * math.log1p(x) + (b - 1.0) * math.log1p(-y) + lam * s
+    if w < math.exp(lr):
         return tau + s
     return -1.0
 
@@ -239,21 +251,21 @@ def _move(e, s_new, seg, pos, perm, start):
 
 
 @helper(STEP)
-def _update(e, ae, be, lbe, lv, taus, U, seg, pos, perm, start):
+def _update(e, ae, be, lbe, lv, taus, it, seg, pos, perm, start):
     """Item e's new mass at threshold lv: its rate and bucket there."""
     u = _envelope_mass(ae, be, lbe, taus[lv], taus[2 + lv], taus[4 + lv])
-    U[lv, e] = _rate(u)
+    it[e, IR + lv] = _rate(u)
     _move(e, _bucket(u), seg[lv], pos[lv], perm[lv], start[lv])
 
 
 @helper(STEP)
-def _clean(a, b, S, N, lb, taus, U, seg, pos, perm, start, dl, dflag, ctr):
+def _clean(it, lb, taus, seg, pos, perm, start, dl, dflag, ctr):
     """The level-2 masses of the items observed since the last second-level step (they are
     recomputed only when that level is used: ``dl[:ctr[1]]``, flagged in ``dflag``)."""
     for i in range(ctr[1]):
         e = dl[i]
         dflag[e] = 0
-        _update(e, a + S[e], b + (N[e] - S[e]), lb[e], 1, taus, U, seg, pos, perm, start)
+        _update(e, it[e, IA], it[e, IB], lb[e], 1, taus, it, seg, pos, perm, start)
     ctr[1] = 0
 
 
@@ -268,12 +280,11 @@ def _tables():
 
 @helper(INNER)
 def _buffers(L):
-    """(vals (L,), U (2, L) the Poisson rates -log(1 - U), seg, pos, perm (2, L) int32,
-    start (2, NB + 1) int, lb (L,), upd, stamp (L,) int, cstamp (2, L) int, res, dl, dflag (L,)
-    int)."""
+    """(it (L, 8) the items' records (:data:`IA`...), mass (L,) scratch, seg, pos, perm
+    (2, L) int32, start (2, NB + 1) int, lb (L,), upd, res, dl, dflag (L,) int)."""
     return (
+        np.empty(8 * L).reshape((L, 8)),
         np.empty(L),
-        np.empty(2 * L).reshape((2, L)),
         np.zeros(2 * L, np.int32).reshape((2, L)),
         np.zeros(2 * L, np.int32).reshape((2, L)),
         np.zeros(2 * L, np.int32).reshape((2, L)),
@@ -281,42 +292,39 @@ def _buffers(L):
         np.empty(L),
         np.zeros(L, np.int64),
         np.zeros(L, np.int64),
-        np.zeros(2 * L, np.int64).reshape((2, L)),
-        np.zeros(L, np.int64),
         np.zeros(L, np.int64),
         np.zeros(L, np.int64),
     )
 
 
 @helper(STEP)
-def _level(lv, tau, a, b, S, N, U, perm, start, rb, stamp, cstamp, vals,
-           res, nres, tau_up, pkey, t, L, ctr, stats):  # fmt: skip
+def _level(lv, tau, it, perm, start, rb, res, nres, tau_up, pkey, t, L, ctr, stats):
     """Draw the items of level lv (threshold tau) that exceed tau, among those not yet
-    drawn this step (``stamp != t``), each conditioned on not exceeding ``tau_up`` (level
+    drawn this step (stamp ``it[e, IST] != t``), each conditioned on not exceeding ``tau_up`` (level
     2; ``tau_up >= 1`` for level 1): heads in full (level 1) or from ``theta | theta <=
     tau_up`` (level 2); bucket items through the envelope, redrawn while above tau_up.
     Appends to ``res``; returns the new ``nres``."""
-    Uv, pm, st, cs = U[lv], perm[lv], start[lv], cstamp[lv]
+    pm, st, ir, ic = perm[lv], start[lv], IR + lv, IC + lv
     for i in range(st[0], st[1]):  # heads
         e = pm[i]
-        if stamp[e] == t:
+        if it[e, IST] == t:
             continue
-        ae, be = a + S[e], b + (N[e] - S[e])
+        ae, be = it[e, IA], it[e, IB]
         if tau_up >= 1.0:
             x = beta_draw(ae, be, pkey, t, e, 64 * L)
         else:
             x = _below(ae, be, tau_up, pkey, t, e, L, ctr)
-        stamp[e] = t
-        vals[e] = x
+        it[e, IST] = t
+        it[e, IV] = x
         res[nres] = e
         nres += 1
     # bucket 1 (U in (1/2, 1]): each item proposed with probability U
     for i in range(st[1], st[2]):
         e = pm[i]
-        if stamp[e] == t:
+        if it[e, IST] == t:
             continue
-        nres = _candidate(e, -math.expm1(-Uv[e]), tau, tau_up, a, b, S, N, stamp, vals, res,
-                          nres, pkey, t, L, ctr, False, stats)  # fmt: skip
+        nres = _candidate(e, it[e, ir], tau, tau_up, it, res, nres, pkey, t, L,
+                          ctr, False, stats)  # fmt: skip
     # buckets 2..NB-1: Poisson points, thinned to r_e = -log(1 - U_e)
     R = 0.0
     for s in range(2, NB):
@@ -348,64 +356,72 @@ def _level(lv, tau, a, b, S, N, U, perm, start, rb, stamp, cstamp, vals,
             continue
         k = min(int(_seq(pkey, t, L, ctr) * n), n - 1)
         e = pm[st[s] + k]
-        if cs[e] == t:  # already proposed this step
+        if it[e, ic] == t:  # already proposed this step
             continue
-        if _seq(pkey, t, L, ctr) * rb[s] >= Uv[e]:
+        re = it[e, ir]
+        if _seq(pkey, t, L, ctr) * rb[s] >= re:
             continue  # thinned out
-        cs[e] = t
-        if stamp[e] == t:
+        it[e, ic] = t
+        if it[e, IST] == t:
             continue
-        nres = _candidate(e, -math.expm1(-Uv[e]), tau, tau_up, a, b, S, N, stamp, vals, res,
-                          nres, pkey, t, L, ctr, True, stats)  # fmt: skip
+        nres = _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr,
+                          True, stats)  # fmt: skip
     return nres
 
 
 @helper(HOT)
-def _candidate(e, Ue, tau, tau_up, a, b, S, N, stamp, vals, res, nres, pkey, t, L, ctr,
-               proposed, stats):  # fmt: skip
+def _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr, proposed, stats):
     """Item e's envelope draw above tau (``proposed``: its proposal event, probability
-    Ue, has already happened once); below tau_up by repetition, or from ``theta | theta
-    <= tau_up`` after TRIES repetitions. Appends e to ``res`` if its sample is known."""
-    ae, be = a + S[e], b + (N[e] - S[e])
+    Ue = 1 - exp(-re), has already happened once); below tau_up by repetition, or from
+    ``theta | theta <= tau_up`` after TRIES repetitions. Appends e to ``res`` if its
+    sample is known."""
+    ae, be = it[e, IA], it[e, IB]
+    Ue = -1.0  # computed when first needed
     for r in range(TRIES + 1):
         if r == TRIES:
             x = _below(ae, be, tau_up, pkey, t, e, L, ctr)
             break
-        if not (proposed and r == 0) and _seq(pkey, t, L, ctr) >= Ue:
-            return nres  # not proposed: at most tau
+        if not (proposed and r == 0):
+            if Ue < 0.0:
+                Ue = -math.expm1(-re)
+            if _seq(pkey, t, L, ctr) >= Ue:
+                return nres  # not proposed: at most tau
         stats[6] += 1
         x = _propose(ae, be, tau, pkey, t, L, ctr)
         if x < 0.0:
             return nres  # rejected: at most tau
         if x <= tau_up:
             break
-    stamp[e] = t
-    vals[e] = x
+    it[e, IST] = t
+    it[e, IV] = x
     res[nres] = e
     nres += 1
     return nres
 
 
 @helper(HOT)
-def _count_above(vals, res, nres, tau):
+def _count_above(it, res, nres, tau):
     c = 0
     for i in range(nres):
-        if vals[res[i]] > tau:
+        if it[res[i], IV] > tau:
             c += 1
     return c
 
 
 @helper(HOT)
-def _top_res(vals, res, nres, K, out):
+def _top_res(it, res, nres, K, out):
     """``out[:K]`` = the K entries of ``res[:nres]`` of largest sample, ties to the smaller id."""
     for k in range(K):
         best = -1
         bi = -1
+        bx = 0.0
         for i in range(nres):
             e = res[i]
             if e < 0:
                 continue
-            if best < 0 or vals[e] > vals[best] or (vals[e] == vals[best] and e < best):
+            x = it[e, IV]
+            if best < 0 or x > bx or (x == bx and e < best):
+                bx = x
                 best = e
                 bi = i
         out[k] = best
@@ -471,8 +487,9 @@ def _set_taus(taus, t1, t2):
 
 
 @helper(INNER)
-def _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr):
-    """Every item's envelope mass at both thresholds: its bucket, and its rate in ``U``."""
+def _place(a, b, S, N, lb, it, mass, seg, pos, perm, start, taus, dflag, ctr):
+    """Every item's envelope mass at both thresholds: its bucket, and its rate in ``it``
+    (``mass`` (L,) scratch)."""
     L = S.size
     # many items share a state (S, N) (most of them unobserved since w_0 at large L): the
     # masses of the states with N < MEMO_N are computed once per threshold
@@ -488,63 +505,63 @@ def _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr):
                     memo[i] = _envelope_mass(
                         a + s_e, b + (n_e - s_e), lb[e], taus[lv], taus[2 + lv], taus[4 + lv]
                     )
-                U[lv, e] = memo[i]
+                mass[e] = memo[i]
             else:
-                U[lv, e] = _envelope_mass(
+                mass[e] = _envelope_mass(
                     a + s_e, b + (n_e - s_e), lb[e], taus[lv], taus[2 + lv], taus[4 + lv]
                 )
-        _layout(U[lv], seg[lv], pos[lv], perm[lv], start[lv])
+        _layout(mass, seg[lv], pos[lv], perm[lv], start[lv])
         for e in range(L):  # the masses' bucket above; the rates from here on
-            U[lv, e] = _rate(U[lv, e])
+            it[e, IR + lv] = _rate(mass[e])
     for e in range(L):
         dflag[e] = 0
     ctr[1] = 0
 
 
 @helper(STEP)
-def _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals, res, taus,
-            taken, sel, pkey, ctr, stats, lb, dl, dflag):  # fmt: skip
+def _select(t, K, a, b, S, N, it, mass, seg, pos, perm, start, rb, res, taus, taken, sel, pkey,
+            ctr, stats, lb, dl, dflag):  # fmt: skip
     """Step t's list ``sel[:K]`` (module docstring: two levels, then all L samples).
 
     Returns the path taken: 0 (K samples above tau1), 1 (above tau2), 2 (all L samples
-    drawn, in ``vals``)."""
+    drawn, in ``mass``)."""
     L = S.size
     ctr[0] = 0
     tau1, tau2 = taus[0], taus[1]
-    nres = _level(0, tau1, a, b, S, N, U, perm, start, rb, stamp, cstamp, vals,
-                  res, 0, 2.0, pkey, t, L, ctr, stats)  # fmt: skip
+    nres = _level(0, tau1, it, perm, start, rb, res, 0, 2.0, pkey, t, L, ctr, stats)
     stats[3] += start[0, 1] - start[0, 0]
     stats[4] += nres
-    if _count_above(vals, res, nres, tau1) >= K:
-        _top_res(vals, res, nres, K, sel)
+    if _count_above(it, res, nres, tau1) >= K:
+        _top_res(it, res, nres, K, sel)
         return 0
     stats[1] += 1
     n1 = nres
-    _clean(a, b, S, N, lb, taus, U, seg, pos, perm, start, dl, dflag, ctr)
-    nres = _level(1, tau2, a, b, S, N, U, perm, start, rb, stamp, cstamp, vals,
-                  res, nres, tau1, pkey, t, L, ctr, stats)  # fmt: skip
+    _clean(it, lb, taus, seg, pos, perm, start, dl, dflag, ctr)
+    nres = _level(1, tau2, it, perm, start, rb, res, nres, tau1, pkey, t, L, ctr, stats)
     stats[4] += nres - n1
-    if _count_above(vals, res, nres, tau2) >= K:
-        _top_res(vals, res, nres, K, sel)
+    if _count_above(it, res, nres, tau2) >= K:
+        _top_res(it, res, nres, K, sel)
         return 1
     stats[2] += 1
     for e in range(L):  # every other item is below tau2
-        if stamp[e] != t:
-            vals[e] = _below(a + S[e], b + (N[e] - S[e]), tau2, pkey, t, e, L, ctr)
-    select_top(vals, K, taken, sel)
+        if it[e, IST] != t:
+            it[e, IV] = _below(it[e, IA], it[e, IB], tau2, pkey, t, e, L, ctr)
+        mass[e] = it[e, IV]
+    select_top(mass, K, taken, sel)
     return 2
 
 
 @helper(INNER)
 def _state(L, a, b, S, N):
     """The sampler's arrays for posteriors Beta(a + S, b + N - S) (lb exact)."""
-    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res, dl, dflag = _buffers(L)
+    it, mass, seg, pos, perm, start, lb, upd, res, dl, dflag = _buffers(L)
     for e in range(L):
-        lb[e] = _lbeta(a + S[e], b + (N[e] - S[e]))
-        stamp[e] = -1
-        cstamp[0, e] = -1
-        cstamp[1, e] = -1
-    return vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res, dl, dflag
+        ae, be = a + S[e], b + (N[e] - S[e])
+        lb[e] = _lbeta(ae, be)
+        it[e, IA], it[e, IB] = ae, be
+        it[e, IR], it[e, IR + 1], it[e, IV] = 0.0, 0.0, 0.0
+        it[e, IST], it[e, IC], it[e, IC + 1] = -1.0, -1.0, -1.0
+    return it, mass, seg, pos, perm, start, lb, upd, res, dl, dflag
 
 
 @numba.njit(**NJIT)
@@ -554,18 +571,17 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     (steps, K) int64; ``stats`` as in :func:`run_threshold`. For the tests: the law of one
     step's list against the plain loop's, each path forced by the thresholds."""
     L = S.size
-    st = _state(L, a, b, S, N)
-    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res, dl, dflag = st
+    it, mass, seg, pos, perm, start, lb, upd, res, dl, dflag = _state(L, a, b, S, N)
     rb = _tables()
     taus = np.empty(6)
     _set_taus(taus, tau1, tau2)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
-    _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr)
+    _place(a, b, S, N, lb, it, mass, seg, pos, perm, start, taus, dflag, ctr)
     taken = np.empty(L, np.bool_)
     sel = np.zeros(K, np.int64)
     for i in range(steps):
-        _select(t0 + i, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals, res,
-                taus, taken, sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
+        _select(t0 + i, K, a, b, S, N, it, mass, seg, pos, perm, start, rb, res, taus, taken,
+                sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
         for k in range(K):
             out[i, k] = sel[k]
 
@@ -593,7 +609,7 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    vals, U, seg, pos, perm, start, lb, upd, stamp, cstamp, res, dl, dflag = _state(L, a, b, S, N)
+    it, mass, seg, pos, perm, start, lb, upd, res, dl, dflag = _state(L, a, b, S, N)
     rb = _tables()
     taus = np.empty(6)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
@@ -603,13 +619,13 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     for t in range(1, n + 1):
         if retune:  # new thresholds from the posteriors (any thresholds give the exact law)
             _tune(K, a, b, S, N, lb, taus)
-            _place(a, b, S, N, lb, U, seg, pos, perm, start, taus, dflag, ctr)
+            _place(a, b, S, N, lb, it, mass, seg, pos, perm, start, taus, dflag, ctr)
             retune = False
             since, rescues, above1 = 0, 0, 0
             stats[0] += 1
         r0 = stats[4]
-        path = _select(t, K, a, b, S, N, U, seg, pos, perm, start, rb, stamp, cstamp, vals,
-                       res, taus, taken, sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
+        path = _select(t, K, a, b, S, N, it, mass, seg, pos, perm, start, rb, res, taus, taken,
+                       sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
         since += 1
         above1 += stats[4] - r0  # samples known: those above tau1 and the heads' (level 1)
         if path > 0:
@@ -628,7 +644,8 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
                 lb[e] += math.log((ae - 1.0) / (ae + be - 1.0))
             else:
                 lb[e] += math.log((be - 1.0) / (ae + be - 1.0))
-            _update(e, ae, be, lb[e], 0, taus, U, seg, pos, perm, start)
+            it[e, IA], it[e, IB] = ae, be
+            _update(e, ae, be, lb[e], 0, taus, it, seg, pos, perm, start)
             if dflag[e] == 0:  # level 2: when next used
                 dflag[e] = 1
                 dl[ctr[1]] = e
