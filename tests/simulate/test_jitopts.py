@@ -54,19 +54,22 @@ from cascading_bandits.simulate.policies import parse_policy
 from cascading_bandits.simulate.policies.kernel import play
 model = CascadeModel((0.6, 0.5, 0.35, 0.3, 0.2, 0.1), 2)
 keys = np.arange(1, 4, dtype=np.uint64)
-r, c = engine.simulate_runs(model, sys.argv[1], "best-first", 400, keys, keys + 9,
-                            np.array([100, 400]), threads=1)
-cres = next(iter(play.overloads.values()))
-kres = next(iter(parse_policy(sys.argv[1]).decl.kernel_for(6, True).overloads.values()))
-eng = cres.library._codegen._engine
-print(json.dumps({
-    "link_only": jitopts.LINK_ONLY, "regret": r.tolist(), "counts": c.tolist(),
-    "play_library": type(cres.library).__name__,
-    "play_hits": sum(play.stats.cache_hits.values()),
-    "play_machine_code": eng.is_symbol_defined(cres.fndesc.mangled_name),
-    "kernel_library": type(kres.library).__name__,
-    "kernel_machine_code": eng.is_symbol_defined(kres.fndesc.llvm_cpython_wrapper_name),
-}))
+out = []
+for policy in sys.argv[1:]:
+    r, c = engine.simulate_runs(model, policy, "best-first", 400, keys, keys + 9,
+                                np.array([100, 400]), threads=1)
+    cres = next(iter(play.overloads.values()))
+    kres = next(iter(parse_policy(policy).decl.kernel_for(6, True).overloads.values()))
+    eng = cres.library._codegen._engine
+    out.append({
+        "link_only": jitopts.LINK_ONLY, "regret": r.tolist(), "counts": c.tolist(),
+        "play_library": type(cres.library).__name__,
+        "play_hits": sum(play.stats.cache_hits.values()),
+        "play_machine_code": eng.is_symbol_defined(cres.fndesc.mangled_name),
+        "kernel_library": type(kres.library).__name__,
+        "kernel_machine_code": eng.is_symbol_defined(kres.fndesc.llvm_cpython_wrapper_name),
+    })
+print(json.dumps(out))
 """
 
 
@@ -85,40 +88,56 @@ def _python(code, *args, cache, link_only, path=None):
     return printed, json.loads(last)
 
 
-def _run_cached(policy, cache, link_only):
-    return _python(_CACHED_RUN, policy, cache=cache, link_only=link_only)[1]
+def _run_cached(policies, cache, link_only):
+    """One fresh interpreter running each policy in turn; a list of dicts, one per policy."""
+    return _python(_CACHED_RUN, *policies, cache=cache, link_only=link_only)[1]
 
 
-def test_helpers_are_link_only_and_kernels_are_not(tmp_path):
+_OWN = ("cascade-ucb1", "cascade-egreedy", "uniform-random")
+
+
+@pytest.fixture(scope="module")
+def first_runs(tmp_path_factory):
+    """The runs both tests below start from (each a new process, compiling from an empty
+    cache): cascade-ucb1 with link-only helpers, whose cache directory the second test goes
+    on with; and numba's own handling (CASCADING_LINK_ONLY=0) of the three policies the
+    tests compare, one process, play compiled by the first and reused by the others."""
+    base = tmp_path_factory.mktemp("jitopts")
+    shared = base / "shared"
+    (a,) = _run_cached(["cascade-ucb1"], shared, True)  # compiles play, caches its bitcode
+    own = dict(zip(_OWN, _run_cached(_OWN, base / "numba", False), strict=True))
+    return shared, a, own
+
+
+def test_helpers_are_link_only_and_kernels_are_not(first_runs):
     """On this numba, a helper compiles into a LinkOnlyLibrary (optimised, linked into
     kernels, no machine code of its own) and a kernel into numba's own library; with
     CASCADING_LINK_ONLY=0 both are numba's."""
-    a = _run_cached("cascade-ucb1", tmp_path / "lo", True)
+    _, a, own = first_runs
     assert a["link_only"], "this numba lacks the internals LinkOnlyLibrary relies on"
     assert (a["play_library"], a["play_hits"]) == ("LinkOnlyLibrary", 0)  # compiled here
     assert not a["play_machine_code"]
     assert a["kernel_library"] == "JITCodeLibrary" and a["kernel_machine_code"]
-    b = _run_cached("cascade-ucb1", tmp_path / "numba", False)
+    b = own["cascade-ucb1"]
+    assert not b["link_only"]
     assert (b["play_library"], b["play_hits"]) == ("JITCodeLibrary", 0)
     assert b["play_machine_code"] and b["kernel_machine_code"]
     assert (a["regret"], a["counts"]) == (b["regret"], b["counts"])  # bit for bit
 
 
-def test_link_only_helpers_are_cached_and_read_by_numba_either_way(tmp_path):
+def test_link_only_helpers_are_cached_and_read_by_numba_either_way(first_runs):
     """A helper cached as bitcode by one process serves a new kernel in the next one, with
     or without link-only helpers, and the numbers are those of numba's own handling."""
-    shared = tmp_path / "shared"
-    a = _run_cached("cascade-ucb1", shared, True)  # compiles play, caches its bitcode
+    shared, a, own = first_runs
     assert a["play_library"] == "LinkOnlyLibrary" and a["play_hits"] == 0
-    b = _run_cached("cascade-egreedy", shared, True)  # a new kernel: play from the cache
+    (b,) = _run_cached(["cascade-egreedy"], shared, True)  # a new kernel: play from the cache
     assert b["play_library"] == "LinkOnlyLibrary" and b["play_hits"] == 1
-    c = _run_cached("uniform-random", shared, False)  # numba's own loader reads the bitcode
+    (c,) = _run_cached(["uniform-random"], shared, False)  # numba's loader reads the bitcode
     assert not c["link_only"] and c["play_library"] == "JITCodeLibrary" and c["play_hits"] == 1
-    for got in (b, c):  # against numba's way throughout, bit for bit
-        policy = "cascade-egreedy" if got is b else "uniform-random"
-        own = _run_cached(policy, tmp_path / policy, False)
-        assert own["play_library"] == "JITCodeLibrary" and own["play_hits"] == 0
-        assert (got["regret"], got["counts"]) == (own["regret"], own["counts"])
+    for got, policy in ((b, "cascade-egreedy"), (c, "uniform-random")):
+        ref = own[policy]  # against numba's way throughout, bit for bit
+        assert ref["play_library"] == "JITCodeLibrary" and ref["play_hits"] == 0
+        assert (got["regret"], got["counts"]) == (ref["regret"], ref["counts"])
     assert c["regret"] != b["regret"]  # a different policy, not a stale kernel
 
 
