@@ -46,15 +46,32 @@ def kl_box(p, q):
     p, q = mpmath.iv.mpf(p), mpmath.iv.mpf(q)
     iv = mpmath.iv
     if q.a >= p.b:  # q >= p throughout
-        lo = kl_iv(iv.mpf(p.b), iv.mpf(q.a))
-        hi = kl_iv(iv.mpf(p.a), iv.mpf(q.b))
+        lo = _kl_corner(p.b, q.a)
+        hi = _kl_corner(p.a, q.b)
     elif q.b <= p.a:  # q <= p throughout
-        lo = kl_iv(iv.mpf(p.a), iv.mpf(q.b))
-        hi = kl_iv(iv.mpf(p.b), iv.mpf(q.a))
+        lo = _kl_corner(p.a, q.b)
+        hi = _kl_corner(p.b, q.a)
     else:
         enc = kl_iv(p, q)
         return iv.mpf([max(0, enc.a), enc.b])
     return iv.mpf([max(0, lo.a), hi.b])
+
+
+#: corner enclosures already computed, by (precision, p, q) (exact endpoints): neighbouring
+#: boxes of a branch-and-bound share corners, and a child box shares half of its parent's
+_CORNERS: dict = {}
+_CORNERS_MAX = 200_000
+
+
+def _kl_corner(p, q):
+    """``kl_iv`` on the degenerate interval at the exact point (p, q), memoised."""
+    key = (mpmath.iv.prec, p._mpi_, q._mpi_)
+    got = _CORNERS.get(key)
+    if got is None:
+        if len(_CORNERS) >= _CORNERS_MAX:
+            _CORNERS.clear()
+        got = _CORNERS[key] = kl_iv(mpmath.iv.mpf(p), mpmath.iv.mpf(q))
+    return got
 
 
 #: interval context: enclosures over boxes
