@@ -417,23 +417,33 @@ def _script():
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "cascading_bandits.reports.cli"]
 
 
-@pytest.mark.parametrize(
-    "argv, needle",
-    [
-        (["simulate", "--K", "2", "--horizon", "1e300"], "argument --horizon"),
-        (["bench", "--L", "abc"], "argument --L"),
-        (["bounds", "--L", "1e300"], "argument --L"),
-        (["bounds", "--horizon", "-inf"], "argument --horizon"),
-        (["report", "--out", ""], "--out must name a directory"),
-        (["simulate", "--experiment", "table1", "--out", ""], "--out must name a directory"),
-    ],
-)
+_SCRIPT_CASES = [
+    (["simulate", "--K", "2", "--horizon", "1e300"], "argument --horizon"),
+    (["bench", "--L", "abc"], "argument --L"),
+    (["bounds", "--L", "1e300"], "argument --L"),
+    (["bounds", "--horizon", "-inf"], "argument --horizon"),
+    (["report", "--out", ""], "--out must name a directory"),
+    (["simulate", "--experiment", "table1", "--out", ""], "--out must name a directory"),
+]
+
+
+@pytest.mark.parametrize("argv, needle", [_SCRIPT_CASES[0], _SCRIPT_CASES[4]])
 def test_console_script(argv, needle, tmp_path):
+    """Two of the cases through the installed script (a new interpreter each: 1-3 s of
+    imports); all of them in-process below."""
     p = subprocess.run(_script() + argv, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and needle in p.stderr and "Traceback" not in p.stderr
     assert list(tmp_path.iterdir()) == []
     STATS["invocations"] += 1
+
+
+@pytest.mark.parametrize("argv, needle", _SCRIPT_CASES)
+def test_console_script_cases_in_process(argv, needle):
+    rc, out, err, left = _invoke(argv)
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+    assert left == []
 
 
 def test_console_script_version(tmp_path):
