@@ -202,7 +202,12 @@ def _chord_integral(p, dK, d1):
     Delta_K/kl(p, p+Delta_K) log(Delta_1/Delta_K))`` at 50 digits (one quadrature)."""
     with mpmath.workdps(50):
         p, dK, d1 = mpmath.mpf(p), mpmath.mpf(dK), mpmath.mpf(d1)
-        f = lambda x: 1 / _kl_mp(p, p + x)  # noqa: E731
+        # bounds.kl's unchecked core (the arithmetic of kl_mp, same values): the quadrature
+        # nodes lie inside [Delta_K, Delta_1], so p + x stays in (p, 1) and the checks and
+        # conversions of kl_mp, most of a 50-digit evaluation's cost, are not needed
+        from cascading_bandits.bounds.kl import _kl_py_mp
+
+        f = lambda x: 1 / _kl_py_mp(p, p + x)  # noqa: E731
         val, err = mpmath.quad(f, [dK, (dK + d1) / 2, d1], error=True, maxdegree=10)
         bound = dK / _kl_mp(p, p + dK) * mpmath.log(d1 / dK)
         return val, err, bound
