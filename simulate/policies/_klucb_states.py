@@ -40,8 +40,9 @@ Layout (one "state table" per run; a slot per alive state, recycled when it empt
   skips a state on this one contiguous load, without reading the state's rows (the scan
   was about a fifth of a ranked-klucb step at L = 2048);
 * ``table``: open-addressing hash (linear probing, backward-shift deletion) from (S, N)
-  to the slot; at most L states are alive, so at least half of its >= 2 L entries are
-  empty;
+  to the slot, of at least 4 entries per slot (so at least 3/4 of them empty), rebuilt
+  when the slots double: sized by the alive states, not by L, it stays in the fastest
+  caches (at L = 65,536 a table of 2 L entries was 1 MB, a cache miss a probe);
 * ``islot[e]``: item e's slot.
 
 The upper bound of a state, the top of its bracket at the threshold of the epoch's end
@@ -119,6 +120,18 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, pub, table, tmask, meta):
 
 
 @helper(HOT)
+def _append(e, sl, islot, sinfo, bits):
+    """Put item e in slot sl, which holds items of ids below e only (states_new's order):
+    what :func:`_add` does for an existing state, without the hash probe."""
+    w = e >> 6
+    bits[sl, w] |= np.int64(1) << (e & 63)
+    sinfo[sl, _CNT] += 1
+    if w > sinfo[sl, _TOP]:
+        sinfo[sl, _TOP] = w
+    islot[e] = sl
+
+
+@helper(HOT)
 def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta):
     """Move item e, just observed, from its old state to (S[e], N[e]) (needs a free slot).
 
@@ -165,9 +178,24 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta
 # reshaped (kernel.zeros_f): the 2-d and 3-d np.zeros / np.empty here were five more
 # numpy allocators to compile (about 0.7 s of a first compile at L = 2048).
 @helper(INNER)
-def states_grow(sinfo, sval, bits, perm, pub):
-    """The slot arrays (sinfo, sval, bits, perm, pub) of the B tables with twice the slots
-    (the new ones free)."""
+def _new_table(B, cap):
+    """(table (B, size) all -1, size - 1): the hashes of B tables of ``cap`` slots, size the
+    least power of two >= max(64, 4 cap)."""
+    tsize = 64
+    while tsize < 4 * cap:
+        tsize *= 2
+    table = np.zeros(B * tsize, np.int64).reshape((B, tsize))  # filled by hand (np.full: one
+    # more allocator to compile)
+    for b in range(B):
+        for i in range(tsize):
+            table[b, i] = -1
+    return table, tsize - 1
+
+
+@helper(INNER)
+def states_grow(sinfo, sval, bits, perm, pub, table):
+    """(sinfo, sval, bits, perm, pub, table, tmask) of the B tables with twice the slots
+    (the new ones free) and a hash of twice the size (the alive states inserted again)."""
     B, cap = perm.shape
     W = bits.shape[2]
     si = np.zeros(B * 2 * cap * _NF, np.int64).reshape((B, 2 * cap, _NF))
@@ -189,7 +217,16 @@ def states_grow(sinfo, sval, bits, perm, pub):
         for i in range(cap, 2 * cap):
             pe[b, i] = i
             pu[b, i] = np.inf
-    return si, sv, bi, pe, pu
+    ta, tmask = _new_table(B, 2 * cap)
+    for b in range(B):
+        for i in range(table.shape[1]):
+            sl = table[b, i]
+            if sl >= 0:
+                j = _home(si[b, sl, _S], si[b, sl, _N], tmask)
+                while ta[b, j] >= 0:
+                    j = (j + 1) & tmask
+                ta[b, j] = sl
+    return si, sv, bi, pe, pu, ta, tmask
 
 
 @helper(INNER)
@@ -210,24 +247,24 @@ def states_new(S, N):
         for i in range(_CAP0):
             perm[b, i] = i
             pub[b, i] = np.inf
-    tsize = 64
-    while tsize < 2 * L:
-        tsize *= 2
-    table = np.zeros(B * tsize, np.int64).reshape((B, tsize))  # filled by hand (np.full: one
-    # more allocator to compile)
-    for b in range(B):
-        for i in range(tsize):
-            table[b, i] = -1
+    table, tmask = _new_table(B, _CAP0)
     islot = np.zeros(B * L, np.int64).reshape((B, L))
     meta = np.zeros(2 * B, np.int64).reshape((B, 2))  # alive states, epoch of pub
     for b in range(B):
         meta[b, 1] = -1
+        sl = -1  # the state of the previous item: the next one is often in it too (no probe)
         for e in range(L):
+            if sl >= 0 and S[b, e] == sinfo[b, sl, _S] and N[b, e] == sinfo[b, sl, _N]:
+                _append(e, sl, islot[b], sinfo[b], bits[b])
+                continue
             if meta[b, 0] == perm.shape[1]:
-                sinfo, sval, bits, perm, pub = states_grow(sinfo, sval, bits, perm, pub)
+                sinfo, sval, bits, perm, pub, table, tmask = states_grow(
+                    sinfo, sval, bits, perm, pub, table
+                )
             _add(e, S[b, e], N[b, e], 0.0, islot[b], sinfo[b], sval[b], bits[b], perm[b],
-                 pub[b], table[b], tsize - 1, meta[b])  # fmt: skip
-    return sinfo, sval, bits, perm, pub, table, tsize - 1, islot, meta
+                 pub[b], table[b], tmask, meta[b])  # fmt: skip
+            sl = islot[b, e]
+    return sinfo, sval, bits, perm, pub, table, tmask, islot, meta
 
 
 @helper(HOT)

@@ -148,8 +148,9 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
         if pe.size - me[0] < K:  # each move may open one state
-            sinfo, sval, bits, perm, pub = states_grow(sinfo, sval, bits, perm, pub)
-            si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
+            g = states_grow(sinfo, sval, bits, perm, pub, table)
+            sinfo, sval, bits, perm, pub, table, tmask = g
+            si, sv, bi, pe, pu, ta = sinfo[0], sval[0], bits[0], perm[0], pub[0], table[0]
         for k in range(nobs):
             states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
     finish(N, counts_out)

@@ -63,12 +63,13 @@ from cascading_bandits.simulate.policies.registry import Param, register_policy
 
 @helper(HOT)
 def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attract, satisfy,
-              gamma, fstar, checkpoints, ukey, scratch, trace, regret_out, rba):  # fmt: skip
+              gamma, fstar, checkpoints, ukey, scratch, trace, regret_out, rba, voids):  # fmt: skip
     """Show ``lst``, update the K bandits, count and add the regret; returns (cum, j).
 
     RBA: bandit k updates its own pick, rewarded only if it was shown and clicked;
     otherwise bandit k updates the item it showed with that position's click. An attractive
-    update voids the item's stored upper bound (``ubt = 0``, the bracketed selection's).
+    update voids the item's stored upper bound (``ubt = 0``, the bracketed selection's) if
+    ``voids`` (the other selections keep no such bound: their ``ubt`` may be a dummy).
     The arrays come unpacked from ``env`` once before the step loop: a HOT helper (no
     runtime) counts no references of its arguments, and unpacking ``env`` here each step
     did.
@@ -86,7 +87,8 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attra
         N[k, e] += 1
         if clicks[k] == 1 and lst[k] == e:
             S[k, e] += 1
-            ubt[k, e] = 0
+            if voids:
+                ubt[k, e] = 0
     nobs = last + 1 if last >= 0 else K
     for k in range(nobs):
         counts[lst[k]] += 1
@@ -161,8 +163,8 @@ def _state(K, L):
 
 @helper(INNER)
 def _plain_buffers(K, L):
-    """(idx (L,) float, taken (L,) bool, ubt (K, L) int zeros) of the plain loop."""
-    return np.empty(L), np.empty(L, np.bool_), np.zeros(K * L, np.int64).reshape((K, L))
+    """(idx (L,) float, taken (L,) bool, ubt (1, 1) int: a dummy) of the plain loop."""
+    return np.empty(L), np.empty(L, np.bool_), np.zeros(1, np.int64).reshape((1, 1))
 
 
 @helper(INNER)
@@ -175,8 +177,8 @@ def _bracketed_buffers(K, L):
 
 @helper(INNER)
 def _grouped_buffers(K, L):
-    """(ubt (K, L) int zeros, tops (K,) float, cand (L,) int, cur (L,) int)."""
-    ubt = np.zeros(K * L, np.int64).reshape((K, L))
+    """(ubt (1, 1) int: a dummy, tops (K,) float, cand (L,) int, cur (L,) int)."""
+    ubt = np.zeros(1, np.int64).reshape((1, 1))
     return ubt, np.empty(K), np.zeros(L, np.int64), np.zeros(L, np.int64)
 
 
@@ -205,7 +207,7 @@ def _run_plain(env, c, ukey, regret_out, counts_out, trace, rba):
             shown[lst[k]] = True
         cum, j = _feedback(
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attract, satisfy, gamma,
-            fstar, checkpoints, ukey, scratch, trace, regret_out, rba,
+            fstar, checkpoints, ukey, scratch, trace, regret_out, rba, False,
         )  # fmt: skip
     finish(counts, counts_out)
 
@@ -237,7 +239,7 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
             shown[a] = True
         cum, j = _feedback(
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attract, satisfy, gamma,
-            fstar, checkpoints, ukey, scratch, trace, regret_out, rba,
+            fstar, checkpoints, ukey, scratch, trace, regret_out, rba, True,
         )  # fmt: skip
         for k in range(K):  # shown is all False between steps: O(K), not O(L), a step
             shown[lst[k]] = False
@@ -275,7 +277,7 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             shown[lst[k]] = True
         cum, j = _feedback(
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attract, satisfy, gamma,
-            fstar, checkpoints, ukey, scratch, trace, regret_out, rba,
+            fstar, checkpoints, ukey, scratch, trace, regret_out, rba, False,
         )  # fmt: skip
         for k in range(K):  # shown is all False between steps: O(K), not O(L), a step
             shown[lst[k]] = False
@@ -284,7 +286,8 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             if meta[k, 0] == perm.shape[1]:
                 full = True
         if full:
-            sinfo, sval, bits, perm, pub = states_grow(sinfo, sval, bits, perm, pub)
+            g = states_grow(sinfo, sval, bits, perm, pub, table)
+            sinfo, sval, bits, perm, pub, table, tmask = g
         for k in range(K):  # bandit k updated one item (_feedback)
             e = chosen[k] if rba else lst[k]
             _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)

@@ -171,8 +171,8 @@ def test_state_table_under_random_moves(L_, nmax, seed):
             th_ep = klucb_threshold_scalar(float(t_ep), 3.0)
         sinfo, sval, bits, perm, pub, table, tmask, islot, meta = tab
         if perm.shape[1] - meta[:, 0].max() < m:
-            tab[:5] = states_grow(sinfo, sval, bits, perm, pub)
-            sinfo, sval, bits, perm, pub = tab[:5]
+            tab[:7] = states_grow(sinfo, sval, bits, perm, pub, table)
+            sinfo, sval, bits, perm, pub, table, tmask = tab[:7]
         for b in range(2):
             states_top(t, th, t_ep, th_ep, sel[b], ninc, m, islot[b], sinfo[b], sval[b],
                        bits[b], perm[b], pub[b], meta[b], tops, cand, cur, sel[b])  # fmt: skip
