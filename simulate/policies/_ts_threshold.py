@@ -35,8 +35,10 @@ items' updates move them between adjacent buckets (O(distance) swaps).
 
 Two thresholds, exact completion
 --------------------------------
-``tau1 > tau2`` are where the envelope masses add up to K + T1 and K + T2 (an upper
-bound of the expected number of samples above). If at least K samples exceed tau1, the
+``tau1 > tau2`` are where the envelope masses, each capped at 1, add up to K + T1 and
+K + T2 (an upper bound of the expected number of samples above; uncapped, the mass of a
+concentrated leader near its mean, about phi(z) / z at z standard deviations, would pull
+tau onto it and make nearly every step an O(L) one). If at least K samples exceed tau1, the
 K largest are listed. Otherwise every item not yet drawn is, given what the step saw,
 ``theta | theta <= tau1``: its level-2 draw (the same scheme at tau2) is repeated while it
 lands above tau1 (rejection), so the items in (tau2, tau1] come out with the conditional
@@ -51,6 +53,12 @@ the masses computed once per distinct state (S, N), bisection over those states)
 O(L) completion, and when, over at least 64 steps, more than one step in 8 used the
 second level or the samples known a step leave [K + 1, 3 (K + T1)]. Level-2 masses are
 recomputed only when that level is used (the items observed since are listed).
+
+Cost: a point or a proposal reads one record of 8 floats per item (posterior, rates,
+sample, stamps: one cache line); the acceptance test ``w < exp(lr)`` is first made against
+``1 + lr_low <= exp(lr)``, ``lr_low`` from ``log1p(x) >= 2x / (2 + x)`` and
+``log1p(-y) >= -y (2 - y) / (2 (1 - y))`` (the same event, no logarithm for most accepted
+proposals).
 
 Random numbers: the full draws of item e, try r, are ``beta_draw(..., t, r L + e, 64 L)``;
 every other uniform of step t is the c-th of a step sequence, ``uniform(pkey, POLICY, t,
