@@ -427,7 +427,7 @@ def _gapfree3_grid(inst, n, eps, form):
     return out
 
 
-def _minimise_eps_grid(f, grid=33, points=9, xtol=1e-7):
+def _minimise_eps_grid(f, grid=33, points=65, xtol=1e-7):
     """Minimise ``f(eps)`` over ``[1e-3, 1e3]`` for a vectorised ``f`` (1-d array -> array).
 
     A log grid of ``grid`` points, then rounds of ``points`` equally spaced points between

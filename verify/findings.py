@@ -131,7 +131,13 @@ def search_ucb1_unsorted(seed=0, tries=4000):
     rng = np.random.default_rng(seed)
     for _ in range(tries):
         K = int(rng.integers(2, 7))
-        g = [Fraction(int(x), 100) for x in rng.integers(1, 101, K)]
+        n = [int(x) for x in rng.integers(1, 101, K)]  # gaps n_k / 100
+        # screen in float64 (terms of size <= 100, rounding ~1e-13): only a try within 1e-6
+        # of the bound is decided exactly, in fractions
+        lhs = 100 / n[0] + sum(100 / n[k] - 100 * n[k] / n[k - 1] ** 2 for k in range(1, K))
+        if lhs <= 200 / n[-1] - 1e-6:
+            continue
+        g = [Fraction(x, 100) for x in n]
         lhs = 1 / g[0] + sum(g[k] * (1 / g[k] ** 2 - 1 / g[k - 1] ** 2) for k in range(1, K))
         if lhs > 2 / g[-1]:
             return {"gaps": [str(x) for x in g]}
