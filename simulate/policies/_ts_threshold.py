@@ -500,8 +500,9 @@ def _place(a, b, S, N, lb, it, mass, seg, pos, perm, start, taus, dflag, ctr):
     (``mass`` (L,) scratch)."""
     L = S.size
     # many items share a state (S, N) (most of them unobserved since w_0 at large L): the
-    # masses of the states with N < MEMO_N are computed once per threshold
+    # masses (and rates) of the states with N < MEMO_N are computed once per threshold
     memo = np.empty(MEMO_N * (MEMO_N + 1) // 2)
+    memor = np.empty(memo.size)
     for lv in range(2):
         for i in range(memo.size):
             memo[i] = -1.0
@@ -513,14 +514,16 @@ def _place(a, b, S, N, lb, it, mass, seg, pos, perm, start, taus, dflag, ctr):
                     memo[i] = _envelope_mass(
                         a + s_e, b + (n_e - s_e), lb[e], taus[lv], taus[2 + lv], taus[4 + lv]
                     )
+                    memor[i] = _rate(memo[i])
                 mass[e] = memo[i]
+                it[e, IR + lv] = memor[i]
             else:
-                mass[e] = _envelope_mass(
+                u = _envelope_mass(
                     a + s_e, b + (n_e - s_e), lb[e], taus[lv], taus[2 + lv], taus[4 + lv]
                 )
+                mass[e] = u
+                it[e, IR + lv] = _rate(u)
         _layout(mass, seg[lv], pos[lv], perm[lv], start[lv])
-        for e in range(L):  # the masses' bucket above; the rates from here on
-            it[e, IR + lv] = _rate(mass[e])
     for e in range(L):
         dflag[e] = 0
     ctr[1] = 0
