@@ -406,9 +406,12 @@ def _gapfree3_grid(inst, n, eps, form):
     """
     from cascading_bandits.bounds.garivier_cappe import klucb_tail_constants_array
 
-    w1 = float(inst.sorted_weights[0])
-    th = np.array([theorem3_gapfree_threshold(inst.L, inst.K, n, e, w1) for e in eps])
-    lead = np.array([theorem3_gapfree_leading(inst.L, inst.K, n, e, w1) for e in eps])
+    # theorem3_gapfree_threshold and _leading, vectorised over eps (the same formulas)
+    cw = theorem3_gapfree_weight_factor(float(inst.sorted_weights[0]))
+    kp = _kprime(inst.L, inst.K)
+    base = (1 + eps) * float(_f(float(n))) * (inst.L - inst.K) * cw
+    th = np.sqrt(base / (float(n) * kp)) if kp else np.zeros(eps.shape)
+    lead = 2 * np.sqrt(base * kp) * math.sqrt(float(n))
     out = lead + _loglog_part(inst, float(n), form)
     if inst.L > inst.K:
         gaps = inst.gaps()
