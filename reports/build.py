@@ -66,6 +66,7 @@ from cascading_bandits.reports.section_caveats import CAVEATS
 from cascading_bandits.reports.section_figure1 import FIGURE1
 from cascading_bandits.reports.section_glance import GLANCE
 from cascading_bandits.reports.section_ledger import LEDGER, LEDGER_FOUND
+from cascading_bandits.reports.section_misspec import MISSPEC
 from cascading_bandits.reports.section_order import ORDER
 from cascading_bandits.reports.section_paper_tables import TABLE1, TABLE2
 from cascading_bandits.reports.section_policies import POLICIES
@@ -73,7 +74,6 @@ from cascading_bandits.reports.section_profile import PROFILE
 from cascading_bandits.reports.section_provenance import PROVENANCE, original_seconds
 from cascading_bandits.reports.section_scaling import SCALING
 from cascading_bandits.reports.section_search import SEARCH
-from cascading_bandits.reports.section_misspec import MISSPEC
 from cascading_bandits.reports.section_sharper import SHARPER
 from cascading_bandits.reports.section_verify import VERIFICATION
 
@@ -442,19 +442,76 @@ def write_figures(s: Settings, data: dict) -> dict:
     return written
 
 
-def _simulate_and_tabulate(s: Settings, profile: bool) -> dict:
-    """The simulation (and proof profiles) and the tables' numbers (:func:`collect`)."""
-    results = run_experiments(s)
-    if profile:
-        from cascading_bandits.reports.profile_report import profile_grid
+def prefetch_bounds(memo: BoundMemo, horizon: int, curve_points: int) -> None:
+    """Fill ``memo`` with what :func:`collect` asks of it for the Table 1 configurations at
+    ``horizon``: the bounds, the registered bounds and the bound curves. They depend on the
+    instances only, not on the simulated regret; the same calls with the same arguments,
+    so :func:`collect` then reads the same numbers (an argument that differs is computed
+    there as before)."""
+    from cascading_bandits.reports.tables import paper_table, table_meta
 
-        t1 = time.perf_counter()
-        profile_grid(runs=s.runs, horizon=s.horizon, seed=s.seed, out=s.results / "profile")
-        s.timings["profile"] = time.perf_counter() - t1
-    t1 = time.perf_counter()
+    p = float(table_meta("table1")["p"])
+    grid = _bound_curve_grid(horizon, curve_points)
+    seen = set()
+    for c in paper_table("table1"):
+        if (c.L, c.K, c.delta) in seen:
+            continue
+        seen.add((c.L, c.K, c.delta))
+        memo.bounds_at(c.L, c.K, p, c.delta, horizon)
+        memo.registry_at(c.L, c.K, p, c.delta, horizon)
+        memo.bound_curves(c.L, c.K, p, c.delta, grid)
+
+
+class _Early:
+    """The report's work that needs no simulated result, in a thread while the simulation
+    runs (the main thread only waits for the sweep's workers then): the bound values
+    (:func:`prefetch_bounds`) and each section's ``early`` part (figures of stored data,
+    drawn into the figure cache). It shortens what is left to do, on one core, after the
+    last cell. :meth:`join` re-raises what the thread raised."""
+
+    def __init__(self, s: Settings, memo: BoundMemo, sections):
+        import threading
+
+        self.error = None
+
+        def work():
+            try:
+                prefetch_bounds(memo, s.horizon, s.curve_points)
+                ctx = Context(s, {}, VERIFY_PENDING, {})
+                for sec in sections:
+                    if sec.early is not None:
+                        sec.early(ctx)
+            except BaseException as exc:  # noqa: BLE001 - re-raised by join()
+                self.error = exc
+
+        self.thread = threading.Thread(target=work, name="cascading-report-early", daemon=True)
+        self.thread.start()
+
+    def join(self) -> None:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+
+def _simulate_and_tabulate(s: Settings, profile: bool) -> dict:
+    """The simulation (and proof profiles) and the tables' numbers (:func:`collect`); the
+    bound values and the figures of stored data are computed meanwhile (:class:`_Early`)."""
     key = bounds_cache_key()
     stored = cache_load(s.results, "bounds", key)
     memo = BoundMemo(stored if isinstance(stored, dict) else None)
+    s.out.mkdir(parents=True, exist_ok=True)
+    early = _Early(s, memo, SECTIONS)
+    try:
+        results = run_experiments(s)
+        if profile:
+            from cascading_bandits.reports.profile_report import profile_grid
+
+            t1 = time.perf_counter()
+            profile_grid(runs=s.runs, horizon=s.horizon, seed=s.seed, out=s.results / "profile")
+            s.timings["profile"] = time.perf_counter() - t1
+    finally:
+        early.join()
+    t1 = time.perf_counter()
     data = collect(results, s.horizon, s.curve_points, memo=memo)
     s.cached["tables"] = memo.missed == 0
     if memo.missed:

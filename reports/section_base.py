@@ -122,7 +122,10 @@ class Section:
     in report.json (the paper's tables are stored there already). ``reads_verify``: the
     Markdown reads ``ctx.verify`` or the report's total time; the builder writes the other
     sections while verify is still running beside (their ``ctx.verify`` is
-    :data:`VERIFY_PENDING`).
+    :data:`VERIFY_PENDING`). ``early(ctx)``, optional: the part of the section's work that
+    needs no simulated result (a figure of stored data, drawn into the figure cache), which
+    the builder does while the simulation runs; its ``ctx.data`` is empty. The Markdown
+    must give the same text with or without it.
     """
 
     name: str
@@ -130,6 +133,7 @@ class Section:
     tables: tuple = ()
     json: object = None
     reads_verify: bool = False
+    early: object = None
 
 
 class _VerifyPending:

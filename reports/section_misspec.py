@@ -127,4 +127,6 @@ MISSPEC = Section(
     _markdown,
     (("misspec_policies", _policies_table), ("misspec_bounds", _bounds_table)),
     _json,
+    # stored data only: its figures are drawn (and cached) while the simulation runs
+    early=_markdown,
 )

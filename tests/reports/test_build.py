@@ -363,3 +363,37 @@ def test_a_section_reading_verify_early_must_say_so(tmp_path, fake_run, monkeypa
     monkeypatch.setattr(B, "SECTIONS", [*B.SECTIONS, B.Section("early", reads)])
     with pytest.raises(RuntimeError, match="reads_verify=True"):
         B.build_report(tmp_path / "b", runs=2, horizon=1000, progress=False, curve_points=2)
+
+
+def test_prefetched_bounds_are_what_collect_asks_for(tmp_path):
+    """The bound values computed while the simulation runs (build.prefetch_bounds) are the
+    ones collect reads: collect then computes none, and its tables equal a collect without
+    them. A prefetch keyed by other arguments (p, delta, n or the curve grid) would leave
+    misses here."""
+    res = {"table1": table_results("table1", horizon=1000)}
+    memo = B.BoundMemo()
+    B.prefetch_bounds(memo, 1000, 2)
+    assert memo.missed == 27  # 9 configurations x (bounds, registry, curves)
+    memo.missed = 0
+    data = B.collect(res, 1000, curve_points=2, memo=memo)
+    assert memo.missed == 0
+    fresh = B.collect(res, 1000, curve_points=2)
+    assert T.as_dicts(data["bounds"]) == T.as_dicts(fresh["bounds"])
+    assert T.as_dicts(data["bounds_registry"]) == T.as_dicts(fresh["bounds_registry"])
+    for key, curves in fresh["curves"].items():
+        for name, (n, v) in curves.items():
+            np.testing.assert_array_equal(data["curves"][key][name][0], n)
+            np.testing.assert_array_equal(data["curves"][key][name][1], v)
+
+
+def test_an_error_of_the_early_work_is_raised(tmp_path, monkeypatch):
+    """What the thread beside the simulation raises is the report's error, not lost."""
+
+    def boom(*a, **k):
+        raise ValueError("early failure")
+
+    monkeypatch.setattr(B, "prefetch_bounds", boom)
+    s = B.Settings(out=tmp_path / "out", runs=2, horizon=1000)
+    early = B._Early(s, B.BoundMemo(), [])
+    with pytest.raises(ValueError, match="early failure"):
+        early.join()
