@@ -35,11 +35,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from cascading_bandits.reports import tables as T
-from cascading_bandits.reports.figures import display_name
-from cascading_bandits.reports.profile_report import profile_chains
 from cascading_bandits.reports.report_cache import cached_figures, code_version
 from cascading_bandits.reports.section_base import PAPER_HORIZON, Section
 
@@ -94,11 +91,22 @@ def measured_interval(mean, se, runs, confidence=0.95) -> tuple:
     -------
     (low, high) : floats
     """
+    from scipy import stats  # here: importing it costs every command about 1 s
+
     if runs is not None and runs >= 2:
         q = float(stats.t.ppf(0.5 + confidence / 2, runs - 1))
     else:
         q = float(stats.norm.ppf(0.5 + confidence / 2))
     return mean - q * se, mean + q * se
+
+
+def display_name(policy: str) -> str:
+    """:func:`reports.figures.display_name`, imported on first use: reports.figures imports
+    matplotlib, which the report needs only once it draws (not to start verify and the
+    sweep)."""
+    from cascading_bandits.reports.figures import display_name as name
+
+    return name(policy)
 
 
 def _row_dict(r) -> dict:
@@ -589,6 +597,8 @@ def worstcase_part(doc: dict, source: str = "reports/data/worstcase_vs_K.json") 
 
 
 def _chains(ctx) -> list:
+    from cascading_bandits.reports.profile_report import profile_chains
+
     return ctx.once("profile_chains", lambda: profile_chains(ctx.s.results))
 
 

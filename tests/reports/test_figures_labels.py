@@ -61,8 +61,32 @@ def test_one_definition():
     from cascading_bandits.reports import figures, regret_plot, section_sharper
 
     assert regret_plot.display_name is figures.display_name
-    assert section_sharper.display_name is figures.display_name
+    # section_sharper calls it through a lazy import (matplotlib is not imported with it)
     assert not hasattr(section_sharper, "_LABEL")
+    names = (
+        "cascade-klucb",
+        "cascade-klucb(c=0)",
+        "cascade-ucb1",
+        "cascade-ts",
+        "toprank",
+        "x(y=1)",
+    )
+    for name in names:
+        assert section_sharper.display_name(name) == figures.display_name(name)
+
+
+def test_the_report_builder_imports_no_plotting_or_scipy_stats():
+    """reports.build starts verify and the sweep's workers before it draws anything:
+    matplotlib and scipy.stats (about 2 s of imports) come later, when used."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, cascading_bandits.reports.build; "
+        "print(sorted(m for m in ('matplotlib', 'scipy.stats') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_search_figures_import_and_share_the_log_axis():
