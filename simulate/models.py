@@ -243,8 +243,17 @@ def list_reward(code, attract, satisfy, gamma, lst, K, scratch):
 
 
 def _top_k(values, K):
-    """Indices of the K largest values, larger first, ties to the smaller index."""
-    order = np.lexsort((np.arange(values.size), -values))
+    """Indices of the K largest values, larger first, ties to the smaller index.
+
+    O(L): only the values at or above the K-th largest (``np.partition``) are sorted, with
+    the same rule as a full ``lexsort`` (value decreasing, then index increasing)."""
+    values = np.asarray(values)
+    if K < values.size:
+        kth = np.partition(values, values.size - K)[values.size - K]
+        cand = np.flatnonzero(values >= kth)
+    else:
+        cand = np.arange(values.size)
+    order = cand[np.lexsort((cand, -values[cand]))]
     return order[:K].astype(np.int64)
 
 
@@ -303,6 +312,16 @@ class _Model:
     def L(self):
         return len(self.weights)
 
+    def _f64(self, name) -> np.ndarray:
+        """A fresh float64 copy of the tuple field ``name``, shape (len,). The conversion
+        from the tuple (milliseconds at L = 65,536) is done once per model; the copy (the
+        callers may write to it) costs microseconds."""
+        cache = self.__dict__.setdefault("_arrays", {})  # frozen dataclass: not a field
+        a = cache.get(name)
+        if a is None:
+            a = cache[name] = np.array(getattr(self, name), dtype=np.float64)
+        return a.copy()
+
     def expected_reward(self, lst) -> float:
         """``f(A)`` of one list (item ids by position), exactly as the engine evaluates it."""
         return _reward(self, lst)
@@ -337,12 +356,12 @@ class CascadeModel(_Model):
 
     def kernel_args(self):
         """(attract (L,), satisfy (L,), gamma) as the kernels take them."""
-        w = np.array(self.weights, dtype=np.float64)
+        w = self._f64("weights")
         return w, np.ones_like(w), 1.0
 
     def optimal_list(self) -> np.ndarray:
         """A*: the K most attractive items, decreasing, ties to the smaller item id; shape (K,)."""
-        return _top_k(np.array(self.weights), self.K)
+        return _top_k(self._f64("weights"), self.K)
 
 
 @register_model
@@ -390,11 +409,11 @@ class DBNModel(_Model):
         return cls(tuple(weights), K, nu, gamma)
 
     def kernel_args(self):
-        return np.array(self.rho, dtype=np.float64), np.array(self.nu, dtype=np.float64), self.gamma
+        return self._f64("rho"), self._f64("nu"), self.gamma
 
     def optimal_list(self) -> np.ndarray:
         """The K largest ``rho nu`` in decreasing order (ties to the smaller id), shape (K,)."""
-        return _top_k(np.array(self.rho) * np.array(self.nu), self.K)
+        return _top_k(self._f64("rho") * self._f64("nu"), self.K)
 
     def expected_reward(self, lst) -> float:
         """Probability that the user is satisfied by list ``lst`` (Section 5.3)."""
@@ -442,12 +461,12 @@ class PBMModel(_Model):
 
     def kernel_args(self):
         """(attract = w (L,), satisfy (L,) = kappa in [:K] then NaN, gamma = 1.0)."""
-        return _position_args(self.weights, self.kappa)
+        return _position_args(self._f64("weights"), self.kappa)
 
     def optimal_list(self) -> np.ndarray:
         """The K most attractive items, the i-th most attractive at the i-th most examined
         position (rearrangement inequality; module docstring); shape (K,)."""
-        return _paired(np.array(self.weights), np.array(self.kappa))
+        return _paired(self._f64("weights"), np.array(self.kappa))
 
 
 @register_model
@@ -487,12 +506,12 @@ class DCMModel(_Model):
 
     def kernel_args(self):
         """(attract = w (L,), satisfy (L,) = lam in [:K] then NaN, gamma = 1.0)."""
-        return _position_args(self.weights, self.lam)
+        return _position_args(self._f64("weights"), self.lam)
 
     def optimal_list(self) -> np.ndarray:
         """The K most attractive items, the i-th most attractive at the position of the i-th
         largest termination probability ``1 - lam_k`` (module docstring); shape (K,)."""
-        return _paired(np.array(self.weights), 1.0 - np.array(self.lam))
+        return _paired(self._f64("weights"), 1.0 - np.array(self.lam))
 
 
 def _reward(model, lst):

@@ -450,3 +450,29 @@ def test_cell_summary_names_the_position_parameters(model, tmp_path):
     assert again.summary() == s
     loaded = load_result(save_result(res, tmp_path))
     assert loaded.summary() == s
+
+
+def test_top_k_is_the_full_sort_with_ties_to_the_smaller_id():
+    """The O(L) selection of the optimal list (partition, then sort of the candidates)
+    lists what a full sort by (value decreasing, id increasing) lists, ties included."""
+    from cascading_bandits.simulate.models import _top_k
+
+    rng = np.random.default_rng(7)
+    for trial in range(2000):
+        L = int(rng.integers(1, 30))
+        K = int(rng.integers(1, L + 1))
+        v = rng.integers(0, 4, L) / 3.0 if trial % 2 else rng.random(L)
+        want = np.lexsort((np.arange(L), -v))[:K]
+        np.testing.assert_array_equal(_top_k(v, K), want)
+
+
+def test_kernel_args_are_fresh_copies():
+    """The arrays a model gives the kernels are its values and writing to them does not
+    change the model (they are copies of a per-model cache)."""
+    for name in MODEL_NAMES:
+        m = make_model(name, (0.3, 0.5, 0.5, 0.1), 2)
+        a = m.kernel_args()
+        np.testing.assert_array_equal(a[0], m.weights)
+        a[0][:] = 0.99
+        np.testing.assert_array_equal(m.kernel_args()[0], (0.3, 0.5, 0.5, 0.1))
+        np.testing.assert_array_equal(m.optimal_list(), (1, 2))

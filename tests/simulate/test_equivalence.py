@@ -2,7 +2,8 @@
 
 Coverage (from the registry, tests/simulate/registry_cases.py): every declared policy,
 at its defaults and with every parameter moved (``variant``), x every click model x every
-order it allows, on two instances (B_LB with many ties; weights including 0 and 1), for
+order it allows, on two instances (B_LB with many ties; weights including 0 and 1): by
+default each combo on one of them, alternating, and on the other in the slow tier; for
 1200 steps, with the lazy selection and with the plain loop where the policy has both;
 plus lazy == plain for 30000 steps. The DBN model also with a satisfaction probability per
 item and gamma apart from all of them (every policy at its defaults, every order).
@@ -60,8 +61,20 @@ def test_variants_move_every_parameter():
             assert all(a != b for (_, a), (_, b) in zip(d.values, s.values, strict=True))
 
 
-@pytest.mark.parametrize("instance", sorted(INSTANCES))
-@pytest.mark.parametrize("policy,model,order,lazy", LAZY_COMBOS)
+def _reference_cases():
+    """Every combo on both instances; by default each combo on one of them, alternating
+    along the combo list (so each policy meets both instances across its models and
+    orders), and the other in the slow tier (CI runs both)."""
+    names = sorted(INSTANCES)
+    out = []
+    for i, combo in enumerate(LAZY_COMBOS):
+        for j, inst in enumerate(names):
+            marks = () if (i + j) % 2 == 0 else (pytest.mark.slow,)
+            out.append(pytest.param(*combo, inst, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("policy,model,order,lazy,instance", _reference_cases())
 def test_engine_equals_reference(policy, model, order, lazy, instance):
     weights, K = INSTANCES[instance]
     nu, gamma = (0.7, 0.7) if model == "dbn" else (1.0, 1.0)
