@@ -323,7 +323,8 @@ def klucb_tail_constants(mu, mu_star, eps):
         Within 2 ulp of the 80-digit values. Edge rules: ``mu = 0`` gives ``(1.0, inf)``;
         ``mu_star = 1`` gives ``beta = 0.0`` (module docstring). An eps so small that
         ``C_2`` exceeds the float64 range (``C_2`` grows like ``1/eps^2``; below about
-        1e-150) is refused with a ValueError naming eps.
+        1e-150), or means so close to 0 that it does (``C_2 ~ 1/kl(r, mu)``, e.g. both
+        subnormal), is refused with a ValueError naming eps.
     """
     mu, mu_star, eps = _check_pair(mu, mu_star, eps)
     C2, beta = _constants_float(mu, mu_star, eps)
@@ -339,7 +340,8 @@ def _finite_c2(C2, eps):
     e = float(np.broadcast_to(np.asarray(eps, dtype=float), C2.shape)[~np.isfinite(C2)][0])
     raise ValueError(
         f"eps = {e:g} makes C_2 = 1/(1 - exp(-kl(r, mu))) exceed the float64 range (C_2 grows "
-        "like 1/eps^2 as eps -> 0); use a larger eps (Theorem 3's optimum lies in [1e-6, 1e3]) "
+        "like 1/eps^2 as eps -> 0, and like 1/kl(r, mu) when mu and mu_star are both near 0, "
+        "e.g. subnormal); use a larger eps (Theorem 3's optimum lies in [1e-6, 1e3]) "
         "or klucb_tail_constants_mp"
     )
 
