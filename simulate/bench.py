@@ -92,8 +92,8 @@ def estimate(
     if repeat < 1:
         raise ValueError(f"repeat must be a positive integer, got {repeat!r}")
     need = {"bytes": 0.0, "seconds": 0.0}
-    for pol, L, n, _lazy in throughput_cells(policies, Ls, horizon=horizon, plain=plain):
-        one = cells_estimate([(L, K, pol, runs, n)], threads=threads)
+    for pol, L, n, lazy in throughput_cells(policies, Ls, horizon=horizon, plain=plain):
+        one = cells_estimate([(L, K, pol, runs, n, lazy)], threads=threads)
         need["bytes"] = max(need["bytes"], one["bytes"])
         need["seconds"] += repeat * one["seconds"]
     if sweep:

@@ -564,15 +564,34 @@ VERIFY_SECONDS_PER_EXAMPLE = 6.0
 _CHECKPOINTS = 151
 
 
-def _per_step(L, K, policy):
+#: from this many items on, every policy but TopRank selects in work that does not grow with
+#: L (the lazy KL-UCB and index-state selections from 48 or 96 items, CascadeTS's threshold
+#: sampler from 128, the O(K) random lists); their step is then charged LAZY_UNITS_PER_K * K
+#: units (ranked-klucb-rba, the slowest of them at L = 65,536: about 7 units a step at K = 4)
+LAZY_FROM = 128
+LAZY_UNITS_PER_K = 8
+#: a run's O(L) set-up (state tables, buffers), in units per item
+SETUP_UNITS_PER_ITEM = 4
+
+
+def _per_step(L, K, policy, lazy=True):
     """Work of one step in units of one KL-UCB index (measured ratios at L = 16, K = 4:
-    ranked-klucb about 4 cascade-klucb steps, cascade-ts with Gamma draws (L < 128) about 3)."""
+    ranked-klucb about 4 cascade-klucb steps, cascade-ts with Gamma draws (L < 128) about 3).
+
+    With ``lazy`` (the engine's default) and L >= :data:`LAZY_FROM`, a step costs
+    ``LAZY_UNITS_PER_K * K`` (CascadeTS's sampler ``64 + L / 512`` more), never more than the
+    plain loop's charge; TopRank's step is O(K L) either way."""
     p = str(policy)
     if p.startswith("ranked"):
-        return K * L
-    if p.startswith("cascade-ts") and L < 128:
-        return 4 * L
-    return L + K
+        plain = K * L
+    elif p.startswith("cascade-ts") and L < 128:
+        plain = 4 * L
+    else:
+        plain = L + K
+    if not lazy or L < LAZY_FROM or p.startswith("toprank"):
+        return plain
+    fast = LAZY_UNITS_PER_K * K + (64 + L / 512 if p.startswith("cascade-ts") else 0)
+    return min(plain, fast)
 
 
 def _cost(cell):
@@ -584,8 +603,9 @@ def estimate(specs, *, workers=1, threads=None) -> dict:
 
     Parameters
     ----------
-    specs : iterable of (L, K, policy, runs, horizon)
-        Plain numbers, so that a cell too large to build is estimated without building it.
+    specs : iterable of (L, K, policy, runs, horizon) or (L, K, policy, runs, horizon, lazy)
+        Plain numbers, so that a cell too large to build is estimated without building it;
+        ``lazy`` (default True, the engine's default) False charges the plain loop.
     workers : int
         Cells run at once (one per worker process, each serial over its runs).
     threads : int, optional
@@ -604,12 +624,15 @@ def estimate(specs, *, workers=1, threads=None) -> dict:
     cores = os.cpu_count() or 1
     conc_runs = cores if threads is None else threads
     mem, work = [], 0.0
-    for L, K, policy, runs, horizon in specs:
+    for spec in specs:
+        L, K, policy, runs, horizon = spec[:5]
+        lazy = bool(spec[5]) if len(spec) > 5 else True
         L, K, runs, horizon = float(L), float(K), float(runs), float(horizon)
         live = min(runs, conc_runs if workers == 1 else 1)
         state = 320 * L + (48 * K * L if str(policy).startswith("ranked") else 0)
         mem.append(64 * L + 8 * runs * (L + _CHECKPOINTS + 2) + live * state)
-        work += runs * (horizon * _per_step(L, K, policy) + RUN_OVERHEAD)
+        setup = SETUP_UNITS_PER_ITEM * L
+        work += runs * (horizon * _per_step(L, K, policy, lazy) + setup + RUN_OVERHEAD)
     mem.sort(reverse=True)
     par = max(1, min(workers, len(specs))) if workers > 1 else max(1, min(conc_runs, cores))
     return {"bytes": sum(mem[: max(1, workers)]), "seconds": work / (RATE * par)}

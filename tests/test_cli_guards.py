@@ -279,3 +279,22 @@ def test_zero_regret_study_writes_its_figure(tmp_path, capsys):
     assert (tmp_path / "regret.png").stat().st_size > 1000
     rows = json.loads((tmp_path / "summary.json").read_text())["policies"]
     assert [r["mean_regret"] for r in rows] == [0.0, 0.0]
+
+
+def test_lazy_policies_are_charged_per_step_work_that_does_not_grow_with_L():
+    """``bench --L 65536`` (47 s of work) was refused as 40 hours: every step was charged
+    L units although the lazy selections' work does not grow with L. Now a lazy step at
+    L >= LAZY_FROM costs the same at 2048 and 65,536 items (CascadeTS a little more), never
+    more than the plain loop, the plain loop (lazy=False) is still charged L, and TopRank,
+    O(K L) a step, is not discounted."""
+    from cascading_bandits.simulate.sweep import LAZY_FROM, _per_step, estimate
+
+    for pol in ("cascade-ucb1", "cascade-klucb", "ranked-klucb", "uniform-random"):
+        assert _per_step(2048, 4, pol) == _per_step(65536, 4, pol) < _per_step(2048, 4, pol, False)
+        assert _per_step(LAZY_FROM - 1, 4, pol) == _per_step(LAZY_FROM - 1, 4, pol, False)
+    assert _per_step(2048, 4, "cascade-ts") < _per_step(65536, 4, "cascade-ts") < 65536
+    assert _per_step(2048, 4, "toprank") == _per_step(2048, 4, "toprank", False) == 2052
+    assert _per_step(200, 150, "cascade-ucb1") == 350  # 8 K > L + K: the plain charge
+    big = estimate([(65536, 4, "cascade-ucb1", 20, 10_000)], threads=1)["seconds"]
+    plain = estimate([(65536, 4, "cascade-ucb1", 20, 10_000, False)], threads=1)["seconds"]
+    assert big < 60 and 100 * big < plain
