@@ -48,6 +48,9 @@ from cascading_bandits.simulate.experiments import (
     Cell,
     get_experiment,
 )
+from cascading_bandits.simulate.policies._index_states import STATES_MIN
+from cascading_bandits.simulate.policies._klucb_select import GROUP_MIN, GROUP_MIN_RANKED
+from cascading_bandits.simulate.policies._ts_rule import INVERSION_MIN_L
 from cascading_bandits.simulate.runner import as_seed_sequence, run_cell
 from cascading_bandits.simulate.store import (
     cell_paths,
@@ -565,10 +568,11 @@ _CHECKPOINTS = 151
 
 
 #: from this many items on, every policy but TopRank selects in work that does not grow with
-#: L (the lazy KL-UCB and index-state selections from 48 or 96 items, CascadeTS's threshold
-#: sampler from 128, the O(K) random lists); their step is then charged LAZY_UNITS_PER_K * K
-#: units (ranked-klucb-rba, the slowest of them at L = 65,536: about 7 units a step at K = 4)
-LAZY_FROM = 128
+#: L (the lazy KL-UCB and index-state selections, CascadeTS's threshold sampler, the O(K)
+#: random lists: the largest of their thresholds); their step is then charged
+#: LAZY_UNITS_PER_K * K units (ranked-klucb-rba, the slowest of them at L = 65,536: about 7
+#: units a step at K = 4)
+LAZY_FROM = max(STATES_MIN, GROUP_MIN, GROUP_MIN_RANKED, INVERSION_MIN_L)
 LAZY_UNITS_PER_K = 8
 #: a run's O(L) set-up (state tables, buffers), in units per item
 SETUP_UNITS_PER_ITEM = 4
@@ -584,7 +588,7 @@ def _per_step(L, K, policy, lazy=True):
     p = str(policy)
     if p.startswith("ranked"):
         plain = K * L
-    elif p.startswith("cascade-ts") and L < 128:
+    elif p.startswith("cascade-ts") and L < INVERSION_MIN_L:
         plain = 4 * L
     else:
         plain = L + K
