@@ -46,7 +46,7 @@ def _measure(tree: Path, pythonpath: str | None, args, policy: str, L: int) -> f
            "--horizon", str(args.horizon), "--repeat", str(args.repeat)]  # fmt: skip
     env = dict(os.environ)
     if pythonpath:
-        env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr.strip()[-2000:]}")
