@@ -158,32 +158,78 @@ def _can_fork(n_claims: int) -> bool:
 
 
 def _simulating(c) -> bool:
-    """The claims that simulate policies' regret with run_cell (they share cells)."""
-    return c.id.startswith("bound.") or c.id.endswith(".mc")
+    """The claims that simulate policies with numba kernels: ``bound.*`` and ``*.mc`` (regret
+    with run_cell, sharing cells) and ``profile.*`` (counted runs, sharing cells)."""
+    return c.id.startswith(("bound.", "profile.")) or c.id.endswith(".mc")
+
+
+def _jobs(todo, with_caveats):
+    """The work of a run as a list of jobs, ``("claim", Claim)`` or ``("caveat", i)``.
+
+    Order: the other claims in registry order, then the caveat builders, then the simulating
+    claims in reverse registry order. This process takes jobs from the front, the forked one
+    from the back (:func:`_run_forked`): each starts on its own kind of work (the simulating
+    claims, in registry order, in the child: only it loads the simulator's kernels as long as
+    the other work lasts) and they meet in the middle, on short jobs.
+    """
+    from cascading_bandits.verify import findings
+
+    sim = [("claim", c) for c in todo if _simulating(c)]
+    rest = [("claim", c) for c in todo if not _simulating(c)]
+    cav = [("caveat", i) for i in range(len(findings.CAVEAT_BUILDERS))] if with_caveats else []
+    return rest + cav + sim[::-1]
+
+
+def _do(job, examples, seed, budget):
+    from cascading_bandits.verify import findings
+
+    kind, what = job
+    if kind == "claim":
+        return safe_run(what, examples, seed, budget)
+    return findings.build_caveats(what)
 
 
 def _run_forked(todo, examples, seed, budget, with_caveats):
-    """The claims of ``todo`` over two processes: a forked child runs the simulating claims
-    (and, for a full run, computes the caveats, which :func:`caveats` then returns once),
-    this process the others. Each claim's numbers depend only on the seed and its id (and the
-    keys of :func:`verify.registry.shared`), so the verdicts are those of a serial run; they
-    come back in registry order."""
+    """The claims of ``todo`` (and, for a full run, the caveats, which :func:`caveats` then
+    returns once) over two processes that share one list of jobs (:func:`_jobs`): this
+    process takes them from the front, a forked child from the back, until they meet, so
+    neither waits while the other has work (a fixed split left one process idle for seconds).
+
+    Each claim's numbers depend only on the seed and its id (and the keys of
+    :func:`verify.registry.shared`, whose work a process recomputes if the other did it),
+    so the verdicts are those of a serial run; they come back in registry order.
+    """
     import multiprocessing as mp
     import pickle
 
     from cascading_bandits.verify import findings
 
-    child = [c for c in todo if _simulating(c)]
-    here = [c for c in todo if not _simulating(c)]
+    jobs = _jobs(todo, with_caveats)
     ctx = mp.get_context("fork")
+    ends = ctx.Array("q", [0, len(jobs)])  # [next job from the front, one past the back]
+
+    def take(front):
+        with ends.get_lock():
+            if ends[0] >= ends[1]:
+                return None
+            if front:
+                ends[0] += 1
+                return ends[0] - 1
+            ends[1] -= 1
+            return ends[1]
+
+    def drain(front):
+        done = {}
+        with sharing():
+            while (i := take(front)) is not None:
+                done[i] = _do(jobs[i], examples, seed, budget)
+        return done
+
     recv, send = ctx.Pipe(duplex=False)
 
     def work():
         try:
-            with sharing():
-                vs = [safe_run(c, examples, seed, budget) for c in child]
-            cav = caveats() if with_caveats else None
-            send.send_bytes(pickle.dumps((vs, cav)))
+            send.send_bytes(pickle.dumps(drain(front=False)))
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, which reruns
             send.send_bytes(pickle.dumps(exc))
         finally:
@@ -196,21 +242,24 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
         raise _ForkFailed from exc
     send.close()
     try:
-        with sharing():
-            mine = [safe_run(c, examples, seed, budget) for c in here]
+        mine = drain(front=True)
         try:
-            got = pickle.loads(recv.recv_bytes())
+            theirs = pickle.loads(recv.recv_bytes())
         except (EOFError, OSError, pickle.UnpicklingError) as exc:
             raise _ForkFailed from exc
     finally:
         recv.close()
         proc.join()
-    if isinstance(got, BaseException):
-        raise _ForkFailed from got
-    theirs, cav = got
-    if cav is not None:
-        findings.prefetch(cav)
-    by_id = {v.claim_id: v for v in (*mine, *theirs)}
+    if isinstance(theirs, BaseException):
+        raise _ForkFailed from theirs
+    done = {**mine, **theirs}
+    if len(done) != len(jobs):  # the child died with jobs taken: rerun serially
+        raise _ForkFailed
+    if with_caveats:
+        findings.prefetch(
+            [c for i, (kind, _) in enumerate(jobs) if kind == "caveat" for c in done[i]]
+        )
+    by_id = {jobs[i][1].id: v for i, v in done.items() if jobs[i][0] == "claim"}
     return [by_id[c.id] for c in todo]
 
 

@@ -706,30 +706,40 @@ def prefetch(cavs) -> None:
     _PREFETCHED[:] = [list(cavs)]
 
 
+#: the caveat builders, in the order :func:`caveats` lists their caveats (each returns one
+#: :class:`Caveat` or a list; run through :func:`_safe`, so that ``verify.run_all`` can spread
+#: them over its two processes like claims)
+CAVEAT_BUILDERS = (
+    _peeling_lp_caveat,
+    _hoeffding_caveat,
+    _integral_caveat,
+    _small_n_caveat,
+    _regime_caveat,
+    _example_caveat,
+    _lemma1_caveats,
+    _order_caveats,
+    _initialization_caveat,
+    _theorem1_caveat,
+    _theorem1_alpha_caveat,
+    _gc_loglog_caveat,
+    _theorem4_caveat,
+)
+
+
+def build_caveats(i: int) -> list[Caveat]:
+    """The caveats of the builder ``CAVEAT_BUILDERS[i]`` (a 'not-computed' entry if it raised)."""
+    return _safe(CAVEAT_BUILDERS[i])
+
+
 def caveats() -> list[Caveat]:
     """Every caveat, with its evidence recomputed now (deterministic; a few seconds).
 
-    Right after a full ``verify.run_all`` over two processes, the caveats its second process
+    Right after a full ``verify.run_all`` over two processes, the caveats those processes
     computed meanwhile (:func:`prefetch`), once.
     """
     if _PREFETCHED:
         return _PREFETCHED.pop()
-    builders = (
-        _peeling_lp_caveat,
-        _hoeffding_caveat,
-        _integral_caveat,
-        _small_n_caveat,
-        _regime_caveat,
-        _example_caveat,
-        _lemma1_caveats,
-        _order_caveats,
-        _initialization_caveat,
-        _theorem1_caveat,
-        _theorem1_alpha_caveat,
-        _gc_loglog_caveat,
-        _theorem4_caveat,
-    )
     out = []
-    for fn in builders:
-        out.extend(_safe(fn))
+    for i in range(len(CAVEAT_BUILDERS)):
+        out.extend(build_caveats(i))
     return out

@@ -190,3 +190,39 @@ def test_a_daemonic_process_runs_verify_in_one_process():
         got = q.get(timeout=60)
         p.join(60)
         assert got is True
+
+
+def test_two_processes_give_the_serial_verdicts_and_caveats():
+    """run_all's two processes share one list of jobs (claims and caveat builders), taken
+    from both ends: the verdicts (but their seconds) and the caveats are those of a serial
+    run, in registry order, whoever ran each job."""
+    import multiprocessing as mp
+
+    from cascading_bandits.verify import findings
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork start method")
+    ids = ["lemma1", "lemma2.chord", "lemma2.monotone", "appendix.series", "theorem1.upper"]
+    todo = [get_claim(i) for i in ids]
+    kinds = [k for k, _ in verify._jobs(todo, with_caveats=True)]
+    assert kinds.count("caveat") == len(findings.CAVEAT_BUILDERS)
+    forked = verify._run_forked(todo, 3, 0, 1.0, with_caveats=True)
+    cavs = verify.caveats()  # the ones the two processes computed, returned once
+    assert not findings._PREFETCHED
+    with verify.sharing():
+        serial = [verify.safe_run(c, 3, 0, 1.0) for c in todo]
+
+    def strip(v):
+        d = v.to_dict()
+        d.pop("seconds")
+        return d
+
+    assert [v.claim_id for v in forked] == ids
+    assert [strip(v) for v in forked] == [strip(v) for v in serial]
+    assert [c.to_dict() for c in cavs] == [c.to_dict() for c in findings.caveats()]
+
+
+def test_simulating_claims_go_to_the_back_of_the_jobs():
+    todo = [get_claim(i) for i in ("lemma1", "theorem2.mc", "bound.theorem2", "lemma2")]
+    jobs = verify._jobs(todo, with_caveats=False)
+    assert [c.id for _, c in jobs] == ["lemma1", "lemma2", "bound.theorem2", "theorem2.mc"]
