@@ -7,6 +7,11 @@ proved (every point of it satisfies the inequality, rounding included);
 otherwise the box is bisected along its widest side (in normalised
 coordinates), up to a box budget. A box whose enclosure lies below 0, or
 whose midpoint has negative slack in 50-digit arithmetic, refutes the claim.
+Midpoints are screened in float64 first: one whose float slack is positive by a
+wide margin (:data:`SCREEN_MARGIN`) cannot refute, so its 50-digit value is
+computed only if it may be the smallest midpoint slack reported. The screen
+never certifies anything (only enclosures do), so it cannot turn a false claim
+into ``holds``; the reported values are those of evaluating every midpoint.
 
 Slack functions are written once against an arithmetic context
 (:data:`IV` for enclosures, :data:`MP` for 50-digit point values), so the
@@ -29,8 +34,9 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import mpmath
+from mpmath import libmp
 
-from cascading_bandits.bounds.kl import kl_iv, kl_mp
+from cascading_bandits.bounds.kl import _make_kl, _make_log_ratio, kl_iv, kl_mp
 
 
 def kl_box(p, q):
@@ -70,8 +76,41 @@ def _kl_corner(p, q):
     if got is None:
         if len(_CORNERS) >= _CORNERS_MAX:
             _CORNERS.clear()
-        got = _CORNERS[key] = kl_iv(mpmath.iv.mpf(p), mpmath.iv.mpf(q))
+        got = _CORNERS[key] = _kl_point_iv(p, q)
     return got
+
+
+_ONE = libmp.from_int(1)
+_MPI_ONE = (_ONE, _ONE)
+
+
+def _kl_point_iv(p, q):
+    """``kl_iv(p, q)`` on degenerate intervals, the same interval bit for bit, 3x faster.
+
+    Inside the open square ``0 < p, q < 1`` ``kl_iv`` evaluates
+    ``p log(p/q) + (1 - p) log((1 - p)/(1 - q))`` with ``mpmath.iv``'s operations; this calls
+    the ``libmpi`` functions those operations call, with the same precision and in the same
+    order, without ``mpmath.iv``'s conversions and dispatch (two thirds of the time of an
+    interval certificate). On the edges (p or q 0 or 1) and for wider intervals it is
+    ``kl_iv`` itself.
+    """
+    prec = mpmath.iv.prec
+    (pa, pb), (qa, qb) = p._mpi_, q._mpi_
+    if not (
+        pa == pb
+        and qa == qb
+        and libmp.mpf_lt(libmp.fzero, pa)
+        and libmp.mpf_lt(pa, _ONE)
+        and libmp.mpf_lt(libmp.fzero, qa)
+        and libmp.mpf_lt(qa, _ONE)
+    ):
+        return kl_iv(mpmath.iv.mpf(p), mpmath.iv.mpf(q))
+    P, Q = p._mpi_, q._mpi_
+    a = libmp.mpi_mul(P, libmp.mpi_log(libmp.mpi_div(P, Q, prec), prec), prec)
+    P1 = libmp.mpi_sub(_MPI_ONE, P, prec)
+    Q1 = libmp.mpi_sub(_MPI_ONE, Q, prec)
+    b = libmp.mpi_mul(P1, libmp.mpi_log(libmp.mpi_div(P1, Q1, prec), prec), prec)
+    return mpmath.iv.make_mpf(libmp.mpi_add(a, b, prec))
 
 
 #: interval context: enclosures over boxes
@@ -86,6 +125,31 @@ IV = SimpleNamespace(
     kl=kl_box,
     inf=mpmath.iv.inf,
 )
+
+def _kl_float_point(p, q):
+    """Bernoulli ``kl(p, q)`` in float64 (bounds.kl's one definition, with math's log)."""
+    return _KL_FLOAT(float(p), float(q))
+
+
+_KL_FLOAT = _make_kl(_make_log_ratio(math.log, math.log1p), math.inf)
+
+#: float64 point context: the screen of midpoints (:func:`certify`), never a proof
+FLOAT = SimpleNamespace(
+    name="float",
+    mpf=float,
+    log=math.log,
+    log1p=math.log1p,
+    exp=math.exp,
+    sqrt=math.sqrt,
+    expm1=math.expm1,
+    kl=_kl_float_point,
+    inf=math.inf,
+)
+
+#: a midpoint whose float64 slack exceeds this (relative to 1 + |slack|) is not evaluated at
+#: 50 digits while the search runs: float64 rounding of these few-term formulas is ~1e-15,
+#: nine orders of magnitude below (see :func:`certify`)
+SCREEN_MARGIN = 1e-6
 
 #: point context: 50-digit values at the caller's mp precision
 MP = SimpleNamespace(
@@ -186,6 +250,8 @@ def certify(slack, names, box=None, *, max_boxes=2000, min_width=1e-9, to_params
     min_point_slack = math.inf
     min_point = {}
     left = []
+    skipped = []  # (examined, float64 slack, midpoint) of the midpoints screened out
+    min_at = 0
     # largest boxes first: coverage grows fastest
     heap = [(-1.0, 0, box)]
     counter = 1
@@ -202,12 +268,18 @@ def certify(slack, names, box=None, *, max_boxes=2000, min_width=1e-9, to_params
             min_lower = min(min_lower, lo_enc)
             continue
         mid = [(lo + hi) / 2 for lo, hi in b]
-        with mpmath.workdps(dps):
-            val = slack(MP, *[mpmath.mpf(m) for m in mid])
-            fval = float(val)
-        if fval < min_point_slack:
-            min_point_slack, min_point = fval, report(*mid)
+        screen = _float_slack(slack, mid)
+        if screen is not None and screen > SCREEN_MARGIN * (1 + abs(screen)):
+            skipped.append((examined, screen, mid))  # positive by far: 50 digits later if needed
+            fval = screen
+        else:
+            fval = _point_slack(slack, mid, dps)
+            if fval < min_point_slack:
+                min_point_slack, min_point, min_at = fval, report(*mid), examined
         if fval < 0 or float(enc.b) < 0:
+            min_point_slack, min_point = _settle(
+                slack, skipped, dps, report, min_point_slack, min_point, min_at
+            )
             cex = dict(report(*mid), slack=fval)
             return Certificate(
                 "fails",
@@ -234,6 +306,9 @@ def certify(slack, names, box=None, *, max_boxes=2000, min_width=1e-9, to_params
             counter += 1
     for _, _, b in heap:
         left.append((b, None))
+    min_point_slack, min_point = _settle(
+        slack, skipped, dps, report, min_point_slack, min_point, min_at
+    )
     n_left = len(left)
     status = "holds" if n_left == 0 else "undecided"
     coverage = 1.0 if n_left == 0 else certified_vol / total  # not 1 - rounding
@@ -256,6 +331,41 @@ def certify(slack, names, box=None, *, max_boxes=2000, min_width=1e-9, to_params
         min_point,
         left=shown,
     )
+
+
+def _point_slack(slack, mid, dps):
+    """The slack at ``mid`` in ``dps``-digit arithmetic, as a float."""
+    with mpmath.workdps(dps):
+        return float(slack(MP, *[mpmath.mpf(m) for m in mid]))
+
+
+def _float_slack(slack, mid):
+    """The slack at ``mid`` in float64, or None where float64 cannot say (an exception, NaN,
+    an infinity)."""
+    try:
+        v = float(slack(FLOAT, *mid))
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _settle(slack, skipped, dps, report, best, where, at):
+    """The smallest midpoint slack and its point, as if every midpoint had been evaluated at
+    ``dps`` digits (the first examined wins a tie, as in the search).
+
+    The screened-out midpoints whose float64 slack comes within ``SCREEN_MARGIN`` of the
+    smallest candidate are evaluated at ``dps`` digits, in the order examined; the others
+    are larger by far more than float64 rounding.
+    """
+    if not skipped:
+        return best, where
+    floor = min(best, min(s for _, s, _ in skipped))
+    for i, s, mid in skipped:
+        if s <= floor + SCREEN_MARGIN * (1 + abs(floor)) * 2:
+            v = _point_slack(slack, mid, dps)
+            if v < best or (v == best and i < at):
+                best, where, at = v, report(*mid), i
+    return best, where
 
 
 def describe_box(names, box) -> str:

@@ -90,3 +90,48 @@ def test_kl_box_encloses_corners_and_interior(p, q, wp, wq):
         for b in (Q[0], Q[1], (Q[0] + Q[1]) / 2):
             v = kl_mp(a, b, dps=30)
             assert enc.a <= v <= enc.b or (mpmath.isinf(v) and enc.b == mpmath.inf)
+
+
+def test_point_corner_is_kl_iv_bit_for_bit():
+    """certify's corner enclosures (libmpi calls, no mpmath.iv dispatch) are kl_iv's intervals,
+    endpoint for endpoint, inside the square, on its edges and at other precisions."""
+    import mpmath
+    import numpy as np
+
+    from cascading_bandits.bounds.kl import kl_iv
+    from cascading_bandits.verify.certify import _kl_point_iv
+
+    rng = np.random.default_rng(3)
+    vals = [*rng.random(40), *(10.0 ** rng.uniform(-300, 0, 30))]
+    vals += [*(1 - 10.0 ** rng.uniform(-16, 0, 30)), 0.0, 1.0, 0.5, 1 - 2**-53]
+    prec = mpmath.iv.prec
+    try:
+        for mpmath.iv.prec in (53, 113):
+            for _ in range(1500):
+                p, q = (mpmath.iv.mpf(float(rng.choice(vals))) for _ in range(2))
+                assert _kl_point_iv(p, q)._mpi_ == kl_iv(p, q)._mpi_
+    finally:
+        mpmath.iv.prec = prec
+    wide = mpmath.iv.mpf([0.2, 0.3])  # not a point: kl_iv itself
+    assert _kl_point_iv(wide, mpmath.iv.mpf(0.5))._mpi_ == kl_iv(wide, 0.5)._mpi_
+
+
+def test_midpoint_screen_reports_what_evaluating_every_midpoint_does(monkeypatch):
+    """The float64 screen skips 50-digit midpoints that cannot refute; the smallest midpoint
+    slack and its point, the counts and the verdict are those of the unscreened search, on a
+    claim that holds and on one that fails."""
+    from cascading_bandits.verify import certify as C
+
+    def slack(ctx, x, y):
+        return ctx.log(1 + x) - x / (1 + x) + (y - 0.3) ** 2 + 1e-4
+
+    def bad(ctx, x, y):
+        return slack(ctx, x, y) - 0.01
+
+    for f in (slack, bad):
+        got = C.certify(f, ("x", "y"), max_boxes=400)
+        monkeypatch.setattr(C, "_float_slack", lambda s, mid: None)  # every midpoint at 50 digits
+        ref = C.certify(f, ("x", "y"), max_boxes=400)
+        monkeypatch.undo()
+        assert got == ref
+    assert C.certify(bad, ("x", "y"), max_boxes=400).status == "fails"
