@@ -115,10 +115,16 @@ MEMO_N = 64
 #: [0, 2^-(NB - 2)]: the last one's Poisson rate, under 1e-12 an item, leaves no point in
 #: practice, and an observed item crosses fewer buckets
 NB = 42
-#: an item's record, one row of ``it`` (L, 8) float64 (one cache line, what a point or a
-#: proposal reads): its posterior a_e, b_e, its Poisson rates at the two thresholds, its
+#: an item's record, one row of ``it`` (L, 8) float64 (one cache line, aligned, what a point
+#: or a proposal reads): its posterior a_e, b_e, its Poisson rates at the two thresholds, its
 #: sample, the step it was drawn and the steps it was proposed at each level
 IA, IB, IR, IV, IST, IC = 0, 1, 2, 4, 5, 6
+#: an item's bookkeeping, one row of ``ix`` (L, 8) int64 (one aligned cache line, what an
+#: update reads; at L = 65,536 separate arrays cost a cache miss each): its bucket and its
+#: position in the bucket order at each level, its updates since the exact log B, its
+#: level-2 flag (observed since that level's masses), and log B(a_e, b_e) as float64 bits
+#: (``fx``, the float view of ``ix``)
+JSEG, JPOS, JUPD, JFLAG, JLB = 0, 2, 4, 5, 6
 
 
 @helper(INNER)
@@ -217,63 +223,69 @@ def _below(a, b, tau, pkey, t, e, L, ctr):
 
 
 @helper(INNER)
-def _layout(U, seg, pos, perm, start):
-    """Buckets of all items from their masses U (counting sort)."""
+def _layout(U, lv, ix, perm, start):
+    """Buckets of all items at level lv from their masses U (counting sort)."""
     L = U.size
     cnt = np.zeros(NB + 1, np.int64)
     for e in range(L):
         s = _bucket(U[e])
-        seg[e] = s
+        ix[e, JSEG + lv] = s
         cnt[s + 1] += 1
     for s in range(NB):
         cnt[s + 1] += cnt[s]
     for s in range(NB + 1):
         start[s] = cnt[s]
     for e in range(L):
-        s = seg[e]
+        s = ix[e, JSEG + lv]
         p = cnt[s]
         cnt[s] = p + 1
         perm[p] = e
-        pos[e] = p
+        ix[e, JPOS + lv] = p
 
 
 @helper(HOT)
-def _move(e, s_new, seg, pos, perm, start):
-    """Move item e to bucket s_new by swaps at the bucket boundaries (O(distance))."""
-    s = seg[e]
+def _move(e, s_new, lv, ix, perm, start):
+    """Move item e to bucket s_new at level lv by swaps at the bucket boundaries
+    (O(distance))."""
+    s = ix[e, JSEG + lv]
+    jp = JPOS + lv
+    p = ix[e, jp]
     while s < s_new:  # to the last slot of bucket s, then the first of s + 1
-        p, q = pos[e], start[s + 1] - 1
+        q = start[s + 1] - 1
         f = perm[q]
         perm[q], perm[p] = e, f
-        pos[e], pos[f] = q, p
+        ix[f, jp] = p
+        p = q
         start[s + 1] = q
         s += 1
     while s > s_new:  # to the first slot of bucket s, then the last of s - 1
-        p, q = pos[e], start[s]
+        q = start[s]
         f = perm[q]
         perm[q], perm[p] = e, f
-        pos[e], pos[f] = q, p
+        ix[f, jp] = p
+        p = q
         start[s] = q + 1
         s -= 1
-    seg[e] = s_new
+    ix[e, jp] = p
+    ix[e, JSEG + lv] = s_new
 
 
 @helper(STEP)
-def _update(e, ae, be, lbe, lv, taus, it, seg, pos, perm, start):
+def _update(e, ae, be, lbe, lv, taus, it, ix, perm, start):
     """Item e's new mass at threshold lv: its rate and bucket there."""
     u = _envelope_mass(ae, be, lbe, taus[lv], taus[2 + lv], taus[4 + lv])
     it[e, IR + lv] = _rate(u)
-    _move(e, _bucket(u), seg[lv], pos[lv], perm[lv], start[lv])
+    _move(e, _bucket(u), lv, ix, perm[lv], start[lv])
 
 
 @helper(STEP)
-def _clean(it, lb, taus, seg, pos, perm, start, dl, dflag, ctr):
+def _clean(it, ix, fx, taus, perm, start, dl, ctr):
     """The level-2 masses of the items observed since the last second-level step (they are
-    recomputed only when that level is used: ``dl[:ctr[1]]``, flagged in ``dflag``)."""
+    recomputed only when that level is used: ``dl[:ctr[1]]``, flagged in ``ix[:, JFLAG]``)."""
     for i in range(ctr[1]):
         e = dl[i]
-        dflag[e] = 0
-        _update(e, it[e, IA], it[e, IB], lb[e], 1, taus, it, seg, pos, perm, start)
+        ix[e, JFLAG] = 0
+        _update(e, it[e, IA], it[e, IB], fx[e, JLB], 1, taus, it, ix, perm, start)
     ctr[1] = 0
 
 
@@ -287,19 +299,25 @@ def _tables():
 
 
 @helper(INNER)
+def _lines(L, dtype):
+    """A zeroed (L, 8) array whose rows start on 64-byte boundaries (one cache line each:
+    the allocator gives 32-byte alignment only)."""
+    raw = np.zeros(8 * L + 8, dtype)
+    off = (8 - (raw.ctypes.data % 64) // 8) % 8
+    return raw[off : off + 8 * L].reshape((L, 8))
+
+
+@helper(INNER)
 def _buffers(L):
-    """(it (L, 8) the items' records (:data:`IA`...), mass (L,) scratch, seg, pos, perm
-    (2, L) int32, start (2, NB + 1) int, lb (L,), upd, res, dl, dflag (L,) int)."""
+    """(it (L, 8) the items' records (:data:`IA`...), ix (L, 8) int64 their bookkeeping
+    (:data:`JSEG`...), mass (L,) scratch, perm (2, L) int32, start (2, NB + 1) int, res,
+    dl (L,) int)."""
     return (
-        np.empty(8 * L).reshape((L, 8)),
+        _lines(L, np.float64),
+        _lines(L, np.int64),
         np.empty(L),
-        np.zeros(2 * L, np.int32).reshape((2, L)),
-        np.zeros(2 * L, np.int32).reshape((2, L)),
         np.zeros(2 * L, np.int32).reshape((2, L)),
         np.zeros(2 * (NB + 1), np.int64).reshape((2, NB + 1)),
-        np.empty(L),
-        np.zeros(L, np.int64),
-        np.zeros(L, np.int64),
         np.zeros(L, np.int64),
         np.zeros(L, np.int64),
     )
@@ -440,7 +458,7 @@ def _top_res(it, res, nres, K, out):
 
 
 @helper(INNER)
-def _tune(K, a, b, S, N, lb, taus):
+def _tune(K, a, b, S, N, fx, taus):
     """Thresholds where the items' envelope masses add up to K + T1 and K + T2 (an upper
     bound of the expected number of samples above them; bisection in logit(tau) over the
     distinct states (S, N), the items with N >= MEMO_N one by one)."""
@@ -460,7 +478,7 @@ def _tune(K, a, b, S, N, lb, taus):
                 continue
             slot[i] = k
         ns += 1
-        sa[k], sb[k], sl[k], sc[k] = a + s_e, b + (n_e - s_e), lb[e], 1.0
+        sa[k], sb[k], sl[k], sc[k] = a + s_e, b + (n_e - s_e), fx[e, JLB], 1.0
     out = np.empty(2)
     for lv in range(2):
         target = K + (T1 if lv == 0 else T2)
@@ -495,7 +513,7 @@ def _set_taus(taus, t1, t2):
 
 
 @helper(INNER)
-def _place(a, b, S, N, lb, it, mass, seg, pos, perm, start, taus, dflag, ctr):
+def _place(a, b, S, N, it, ix, fx, mass, perm, start, taus, ctr):
     """Every item's envelope mass at both thresholds: its bucket, and its rate in ``it``
     (``mass`` (L,) scratch)."""
     L = S.size
@@ -512,26 +530,26 @@ def _place(a, b, S, N, lb, it, mass, seg, pos, perm, start, taus, dflag, ctr):
                 i = n_e * (n_e + 1) // 2 + s_e
                 if memo[i] < 0.0:
                     memo[i] = _envelope_mass(
-                        a + s_e, b + (n_e - s_e), lb[e], taus[lv], taus[2 + lv], taus[4 + lv]
+                        a + s_e, b + (n_e - s_e), fx[e, JLB], taus[lv], taus[2 + lv], taus[4 + lv]
                     )
                     memor[i] = _rate(memo[i])
                 mass[e] = memo[i]
                 it[e, IR + lv] = memor[i]
             else:
                 u = _envelope_mass(
-                    a + s_e, b + (n_e - s_e), lb[e], taus[lv], taus[2 + lv], taus[4 + lv]
+                    a + s_e, b + (n_e - s_e), fx[e, JLB], taus[lv], taus[2 + lv], taus[4 + lv]
                 )
                 mass[e] = u
                 it[e, IR + lv] = _rate(u)
-        _layout(mass, seg[lv], pos[lv], perm[lv], start[lv])
+        _layout(mass, lv, ix, perm[lv], start[lv])
     for e in range(L):
-        dflag[e] = 0
+        ix[e, JFLAG] = 0
     ctr[1] = 0
 
 
 @helper(STEP)
-def _select(t, K, a, b, S, N, it, mass, seg, pos, perm, start, rb, res, taus, taken, sel, pkey,
-            ctr, stats, lb, dl, dflag):  # fmt: skip
+def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, taken, sel, pkey,
+            ctr, stats, dl):  # fmt: skip
     """Step t's list ``sel[:K]`` (module docstring: two levels, then all L samples).
 
     Returns the path taken: 0 (K samples above tau1), 1 (above tau2), 2 (all L samples
@@ -547,7 +565,7 @@ def _select(t, K, a, b, S, N, it, mass, seg, pos, perm, start, rb, res, taus, ta
         return 0
     stats[1] += 1
     n1 = nres
-    _clean(it, lb, taus, seg, pos, perm, start, dl, dflag, ctr)
+    _clean(it, ix, fx, taus, perm, start, dl, ctr)
     nres = _level(1, tau2, it, perm, start, rb, res, nres, tau1, pkey, t, L, ctr, stats)
     stats[4] += nres - n1
     if _count_above(it, res, nres, tau2) >= K:
@@ -564,15 +582,27 @@ def _select(t, K, a, b, S, N, it, mass, seg, pos, perm, start, rb, res, taus, ta
 
 @helper(INNER)
 def _state(L, a, b, S, N):
-    """The sampler's arrays for posteriors Beta(a + S, b + N - S) (lb exact)."""
-    it, mass, seg, pos, perm, start, lb, upd, res, dl, dflag = _buffers(L)
+    """The sampler's arrays for posteriors Beta(a + S, b + N - S) (log B exact, computed
+    once per state (S, N) with N < MEMO_N: the same function of the same numbers)."""
+    it, ix, mass, perm, start, res, dl = _buffers(L)
+    fx = ix.view(np.float64)
+    memo = np.empty(MEMO_N * (MEMO_N + 1) // 2)
+    for i in range(memo.size):
+        memo[i] = math.nan
     for e in range(L):
-        ae, be = a + S[e], b + (N[e] - S[e])
-        lb[e] = _lbeta(ae, be)
+        n_e, s_e = N[e], S[e]
+        ae, be = a + s_e, b + (n_e - s_e)
+        if n_e < MEMO_N:
+            i = n_e * (n_e + 1) // 2 + s_e
+            if math.isnan(memo[i]):
+                memo[i] = _lbeta(ae, be)
+            fx[e, JLB] = memo[i]
+        else:
+            fx[e, JLB] = _lbeta(ae, be)
         it[e, IA], it[e, IB] = ae, be
         it[e, IR], it[e, IR + 1], it[e, IV] = 0.0, 0.0, 0.0
         it[e, IST], it[e, IC], it[e, IC + 1] = -1.0, -1.0, -1.0
-    return it, mass, seg, pos, perm, start, lb, upd, res, dl, dflag
+    return it, ix, fx, mass, perm, start, res, dl
 
 
 @numba.njit(**NJIT)
@@ -582,17 +612,17 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     (steps, K) int64; ``stats`` as in :func:`run_threshold`. For the tests: the law of one
     step's list against the plain loop's, each path forced by the thresholds."""
     L = S.size
-    it, mass, seg, pos, perm, start, lb, upd, res, dl, dflag = _state(L, a, b, S, N)
+    it, ix, fx, mass, perm, start, res, dl = _state(L, a, b, S, N)
     rb = _tables()
     taus = np.empty(6)
     _set_taus(taus, tau1, tau2)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
-    _place(a, b, S, N, lb, it, mass, seg, pos, perm, start, taus, dflag, ctr)
+    _place(a, b, S, N, it, ix, fx, mass, perm, start, taus, ctr)
     taken = np.empty(L, np.bool_)
     sel = np.zeros(K, np.int64)
     for i in range(steps):
-        _select(t0 + i, K, a, b, S, N, it, mass, seg, pos, perm, start, rb, res, taus, taken,
-                sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
+        _select(t0 + i, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, taken,
+                sel, pkey, ctr, stats, dl)  # fmt: skip
         for k in range(K):
             out[i, k] = sel[k]
 
@@ -620,7 +650,7 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    it, mass, seg, pos, perm, start, lb, upd, res, dl, dflag = _state(L, a, b, S, N)
+    it, ix, fx, mass, perm, start, res, dl = _state(L, a, b, S, N)
     rb = _tables()
     taus = np.empty(6)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
@@ -629,14 +659,14 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         if retune:  # new thresholds from the posteriors (any thresholds give the exact law)
-            _tune(K, a, b, S, N, lb, taus)
-            _place(a, b, S, N, lb, it, mass, seg, pos, perm, start, taus, dflag, ctr)
+            _tune(K, a, b, S, N, fx, taus)
+            _place(a, b, S, N, it, ix, fx, mass, perm, start, taus, ctr)
             retune = False
             since, rescues, above1 = 0, 0, 0
             stats[0] += 1
         r0 = stats[4]
-        path = _select(t, K, a, b, S, N, it, mass, seg, pos, perm, start, rb, res, taus, taken,
-                       sel, pkey, ctr, stats, lb, dl, dflag)  # fmt: skip
+        path = _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, taken,
+                       sel, pkey, ctr, stats, dl)  # fmt: skip
         since += 1
         above1 += stats[4] - r0  # samples known: those above tau1 and the heads' (level 1)
         if path > 0:
@@ -648,17 +678,17 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
         for k in range(nobs):
             e = lst[k]
             ae, be = a + S[e], b + (N[e] - S[e])
-            upd[e] += 1
-            if upd[e] % REFRESH == 0:
-                lb[e] = _lbeta(ae, be)
+            ix[e, JUPD] += 1
+            if ix[e, JUPD] % REFRESH == 0:
+                fx[e, JLB] = _lbeta(ae, be)
             elif k == last:  # the click: a - 1 -> a
-                lb[e] += math.log((ae - 1.0) / (ae + be - 1.0))
+                fx[e, JLB] += math.log((ae - 1.0) / (ae + be - 1.0))
             else:
-                lb[e] += math.log((be - 1.0) / (ae + be - 1.0))
+                fx[e, JLB] += math.log((be - 1.0) / (ae + be - 1.0))
             it[e, IA], it[e, IB] = ae, be
-            _update(e, ae, be, lb[e], 0, taus, it, seg, pos, perm, start)
-            if dflag[e] == 0:  # level 2: when next used
-                dflag[e] = 1
+            _update(e, ae, be, fx[e, JLB], 0, taus, it, ix, perm, start)
+            if ix[e, JFLAG] == 0:  # level 2: when next used
+                ix[e, JFLAG] = 1
                 dl[ctr[1]] = e
                 ctr[1] += 1
         # re-choose after an O(L) completion, or when the second level is used too often or
