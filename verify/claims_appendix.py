@@ -13,7 +13,6 @@ from fractions import Fraction
 from math import comb
 
 import mpmath
-import sympy
 
 from cascading_bandits.bounds.peeling import ucb1_peeling_lhs, ucb1_peeling_solution
 from cascading_bandits.verify import strategies as S
@@ -116,6 +115,8 @@ def bad_event_constant_shifted(dps=30):
 
 def series_identities():
     """sympy: (sum_{s=1}^t t^-3) - t^-2 and (sum_{t>=1} t^-2) - pi^2/6, both 0."""
+    import sympy  # imported when used: after run_all forks, not before
+
     t, s = sympy.symbols("t s", positive=True, integer=True)
     inner = sympy.summation(t**-3, (s, 1, t))
     outer = sympy.summation(t**-2, (t, 1, sympy.oo))

@@ -14,7 +14,6 @@ import math
 from fractions import Fraction
 
 import mpmath
-import sympy
 
 from cascading_bandits.bounds.kl import kl_mp
 from cascading_bandits.verify.checks import SlackTracker, certificate_outcome
@@ -36,6 +35,8 @@ from cascading_bandits.verify.verdict import (
 
 def exp_bound_derivative_residual():
     """sympy: ``h'(u) - u/(1-u)^2`` for ``h(u) = log(1-u) + u/(1-u)`` (should be 0) and ``h(0)``."""
+    import sympy  # imported when used: after run_all forks, not before
+
     u = sympy.Symbol("u", positive=True)
     h = sympy.log(1 - u) + u / (1 - u)
     return sympy.simplify(sympy.diff(h, u) - u / (1 - u) ** 2), h.subs(u, 0)
@@ -82,6 +83,8 @@ def kl_quadratic_taylor_residual():
 
     All three are 0.
     """
+    import sympy  # imported when used: after run_all forks, not before
+
     p, D = sympy.symbols("p D", positive=True)
     q = p - D
     f = q * sympy.log(q / p) + (1 - q) * sympy.log((1 - q) / (1 - p))

@@ -27,7 +27,6 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
-import sympy
 
 from cascading_bandits.bounds.instance import CascadeInstance
 from cascading_bandits.bounds.kl import kl_mp
@@ -281,6 +280,8 @@ def orders_residuals():
     3. Corollary 3's leading term with ``w(1) <= 1/K`` is at most
        ``4 sqrt((1+eps) f L n)`` (``f = log n + 3 log log n``): Vial's ``O~(sqrt(nL))``.
     """
+    import sympy  # imported when used: after run_all forks, not before
+
     n, L, K, Kp, f, eps, lg = sympy.symbols("n L K Kp f eps lg", positive=True)
     r1 = sympy.simplify(sympy.sqrt(n * L) / sympy.sqrt(n * L / K) - sympy.sqrt(K))
     r2 = sympy.simplify(sympy.sqrt(n * L * K) / sympy.sqrt(n * L) - sympy.sqrt(K))

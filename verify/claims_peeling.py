@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 
 import mpmath
-import sympy
 
 from cascading_bandits.bounds.peeling import (
     lemma2_lhs,
@@ -31,11 +30,10 @@ from cascading_bandits.verify.checks import SlackTracker, certificate_outcome
 from cascading_bandits.verify.registry import claim
 from cascading_bandits.verify.verdict import FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
 
-_p, _x = sympy.symbols("p x", positive=True)
-
-
 def kl_sym(p, q):
     """Bernoulli KL as a sympy expression (0 < p, q < 1)."""
+    import sympy  # imported when used: after run_all forks, not before
+
     return p * sympy.log(p / q) + (1 - p) * sympy.log((1 - p) / (1 - q))
 
 
@@ -46,6 +44,8 @@ def kl_sym(p, q):
 
 def lemma2_rewrite_identity(K):
     """sympy: LHS of Lemma 2 minus its rewritten form, with kl values as free symbols."""
+    import sympy  # imported when used: after run_all forks, not before
+
     d = sympy.symbols(f"Delta1:{K + 1}", positive=True)
     k = sympy.symbols(f"k1:{K + 1}", positive=True)
     lhs = d[0] / k[0] + sum(d[i] * (1 / k[i] - 1 / k[i - 1]) for i in range(1, K))
@@ -104,6 +104,9 @@ def kl_shift_derivatives():
     The derivatives of the logarithms are rational in (p, x), so ``sympy.cancel`` decides
     the identities exactly (0 iff identically 0). Cached: two claims use them.
     """
+    import sympy  # imported when used: after run_all forks, not before
+
+    _p, _x = sympy.symbols("p x", positive=True)
     k = kl_sym(_p, _p + _x)
     d1 = sympy.diff(k, _x)
     d2 = sympy.diff(k, _x, 2)
@@ -367,6 +370,8 @@ def ucb1_sos_identity(K):
 
     Zero for every K: the slack of Lemma 3 (times Delta_K) is a sum of nonnegative terms.
     """
+    import sympy  # imported when used: after run_all forks, not before
+
     dK = sympy.Symbol("DeltaK", positive=True)
     r = list(sympy.symbols(f"r1:{K}", positive=True)) + [sympy.Integer(1)]
     d = [dK / rk for rk in r]
