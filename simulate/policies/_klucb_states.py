@@ -68,8 +68,8 @@ __all__ = ["states_new", "states_grow", "states_move", "states_top"]
 _S, _N, _CNT, _UBT, _BT, _EX, _HINT, _POS, _CUR, _TOP, _OUT, _RF = range(12)
 _NF = 12
 # fields of sval
-_UB, _LO, _HI, _Q, _K0, _ID0, _IK, _QN = 0, 1, 2, 3, 4, 5, 6, 7
-_NV = 8
+_UB, _LO, _HI, _Q, _K0, _ID0, _IK, _QN, _P, _IN = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+_NV = 10
 LOOSE = 1e-5  # a bracket wider than this moves the state's reference to its Newton point
 _CAP0 = 64  # slots at the start; doubled when fewer than K are free before a step's moves
 
@@ -326,27 +326,37 @@ def _bracket_state(sl, th, sinfo, sval):
 
     From the state's reference point ``q0 = sval[sl, _Q]`` in (p, 1) and ``kl(p, q0)``,
     ``1 / h'(q0)``, ``1 / kl(p, q0)``, computed once per reference (``_K0 < 0``: not yet)
-    and kept: a state does not change, so a bracket at any threshold costs a few flops and
-    no logarithm (:func:`._klucb_select._ends`). Closed-form indices (N = 0, p = 0 or 1,
-    th <= 0) and a reference outside (p, 1) give the exact index (klucb_scalar).
+    and kept, with the state's p and 1 / N: a state does not change, so a bracket at any
+    threshold costs a few flops, no logarithm and no division
+    (:func:`._klucb_select._ends`; ``th * (1 / N)`` for ``th / N`` moves the ends by a few
+    ulps, far inside PAD, as in the bracketed selection). Closed-form indices (N = 0, p = 0
+    or 1, th <= 0) and a reference outside (p, 1) give the exact index (klucb_scalar).
     """
-    s = sinfo[sl, _S]
-    n = sinfo[sl, _N]
-    p = s / n if n > 0 else 0.0
-    q0 = sval[sl, _Q]
-    if n <= 0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
-        v = klucb_scalar(p, float(n), th)
-        sval[sl, _QN] = v
-        sval[sl, _Q] = v  # the next reference (in (p, 1) unless the index has a closed form)
-        sval[sl, _K0] = -1.0
-        return v, v, True
     k0 = sval[sl, _K0]
-    if k0 < 0.0:
+    if k0 >= 0.0 and th > 0.0:
+        # a kept reference: made in (p, 1) for this state (a new reference point, _add,
+        # _settle, _exact, sets _K0 < 0), so no closed form and no range check
+        lo, hi, qn = _ends(
+            sval[sl, _P], sval[sl, _Q], th * sval[sl, _IN], k0, k0, sval[sl, _ID0], sval[sl, _IK]
+        )
+    else:
+        s = sinfo[sl, _S]
+        n = sinfo[sl, _N]
+        p = s / n if n > 0 else 0.0
+        q0 = sval[sl, _Q]
+        if n <= 0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
+            v = klucb_scalar(p, float(n), th)
+            sval[sl, _QN] = v
+            sval[sl, _Q] = v  # the next reference (in (p, 1) unless the index has a closed form)
+            sval[sl, _K0] = -1.0
+            return v, v, True
         k0 = kl_scalar(p, q0)
         sval[sl, _K0] = k0
         sval[sl, _ID0] = q0 * (1.0 - q0) / (q0 - p)
         sval[sl, _IK] = 1.0 / k0
-    lo, hi, qn = _ends(p, q0, th / float(n), k0, k0, sval[sl, _ID0], sval[sl, _IK])
+        sval[sl, _P] = p
+        sval[sl, _IN] = 1.0 / float(n)
+        lo, hi, qn = _ends(p, q0, th * sval[sl, _IN], k0, k0, sval[sl, _ID0], sval[sl, _IK])
     sval[sl, _QN] = qn
     if hi - lo > LOOSE:  # the root has moved away from q0: the next bracket starts from qn
         sval[sl, _Q] = qn
