@@ -99,8 +99,11 @@ def _general(inst, alpha_of, dps):
         s = [a.num(x) for x in inst.sorted_weights]
         K = inst.K
         wK = s[K - 1]
-        terms = [(wK - we) / a.kl(we, wK) for we in s[K:]]
-        return a.out(alpha_of(s, K) * a.sum(terms))
+        term = {}  # equal weights, equal terms: each distinct one once (the sum as before)
+        for we in s[K:]:
+            if we not in term:
+                term[we] = (wK - we) / a.kl(we, wK)
+        return a.out(alpha_of(s, K) * a.sum([term[we] for we in s[K:]]))
 
 
 def theorem4_general_coefficient(inst, K=None, dps=None):

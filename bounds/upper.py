@@ -295,8 +295,13 @@ def theorem3_leading_coefficient(inst, K=None, dps=None):
     with _precision(dps):
         s = [a.num(x) for x in inst.sorted_weights]
         wK = s[inst.K - 1]
-        terms = [(wK - we) * (1 - a.log(wK - we)) / a.kl(we, wK) for we in s[inst.K :]]
-        return a.out(a.sum(terms))
+        # equal weights give equal terms: each distinct one computed once (B_LB: one kl for all
+        # L - K suboptimal items), the sum over all of them in order as before (same value)
+        term = {}
+        for we in s[inst.K :]:
+            if we not in term:
+                term[we] = (wK - we) * (1 - a.log(wK - we)) / a.kl(we, wK)
+        return a.out(a.sum([term[we] for we in s[inst.K :]]))
 
 
 def theorem3_prepeeling_coefficient(inst, K=None):
