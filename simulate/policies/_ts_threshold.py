@@ -222,27 +222,6 @@ def _below(a, b, tau, pkey, t, e, L, ctr):
     return min(x, tau)
 
 
-@helper(INNER)
-def _layout(U, lv, ix, perm, start):
-    """Buckets of all items at level lv from their masses U (counting sort)."""
-    L = U.size
-    cnt = np.zeros(NB + 1, np.int64)
-    for e in range(L):
-        s = _bucket(U[e])
-        ix[e, JSEG + lv] = s
-        cnt[s + 1] += 1
-    for s in range(NB):
-        cnt[s + 1] += cnt[s]
-    for s in range(NB + 1):
-        start[s] = cnt[s]
-    for e in range(L):
-        s = ix[e, JSEG + lv]
-        p = cnt[s]
-        cnt[s] = p + 1
-        perm[p] = e
-        ix[e, JPOS + lv] = p
-
-
 @helper(HOT)
 def _move(e, s_new, lv, ix, perm, start):
     """Move item e to bucket s_new at level lv by swaps at the bucket boundaries
@@ -513,37 +492,49 @@ def _set_taus(taus, t1, t2):
 
 
 @helper(INNER)
-def _place(a, b, S, N, it, ix, fx, mass, perm, start, taus, ctr):
-    """Every item's envelope mass at both thresholds: its bucket, and its rate in ``it``
-    (``mass`` (L,) scratch)."""
+def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr):
+    """Every item's envelope mass at both thresholds: its bucket and position at each level
+    (a counting sort by bucket, items in increasing id), and its rates in ``it``.
+
+    One pass over the items computes both levels (their rows are written once: at L =
+    65,536 the two tables are 8 MB, and a pass per level and per field cost their
+    streaming several times over), a second places them."""
     L = S.size
     # many items share a state (S, N) (most of them unobserved since w_0 at large L): the
     # masses (and rates) of the states with N < MEMO_N are computed once per threshold
-    memo = np.empty(MEMO_N * (MEMO_N + 1) // 2)
-    memor = np.empty(memo.size)
-    for lv in range(2):
-        for i in range(memo.size):
-            memo[i] = -1.0
-        for e in range(L):
-            n_e, s_e = N[e], S[e]
-            if n_e < MEMO_N:
-                i = n_e * (n_e + 1) // 2 + s_e
-                if memo[i] < 0.0:
-                    memo[i] = _envelope_mass(
-                        a + s_e, b + (n_e - s_e), fx[e, JLB], taus[lv], taus[2 + lv], taus[4 + lv]
-                    )
-                    memor[i] = _rate(memo[i])
-                mass[e] = memo[i]
-                it[e, IR + lv] = memor[i]
-            else:
-                u = _envelope_mass(
-                    a + s_e, b + (n_e - s_e), fx[e, JLB], taus[lv], taus[2 + lv], taus[4 + lv]
-                )
-                mass[e] = u
-                it[e, IR + lv] = _rate(u)
-        _layout(mass, lv, ix, perm[lv], start[lv])
+    memo = np.empty((MEMO_N * (MEMO_N + 1) // 2, 4))
+    for i in range(memo.shape[0]):
+        memo[i, 0] = -1.0
+    cnt = np.zeros((2, NB + 1), np.int64)
     for e in range(L):
-        ix[e, JFLAG] = 0
+        n_e, s_e = N[e], S[e]
+        i = n_e * (n_e + 1) // 2 + s_e if n_e < MEMO_N else -1
+        if i < 0 or memo[i, 0] < 0.0:
+            lbe = fx[e, JLB]
+            u0 = _envelope_mass(a + s_e, b + (n_e - s_e), lbe, taus[0], taus[2], taus[4])
+            u1 = _envelope_mass(a + s_e, b + (n_e - s_e), lbe, taus[1], taus[3], taus[5])
+            r0, r1 = _rate(u0), _rate(u1)
+            if i >= 0:
+                memo[i, 0], memo[i, 1], memo[i, 2], memo[i, 3] = u0, r0, u1, r1
+        else:
+            u0, r0, u1, r1 = memo[i, 0], memo[i, 1], memo[i, 2], memo[i, 3]
+        it[e, IR], it[e, IR + 1] = r0, r1
+        s0, s1 = _bucket(u0), _bucket(u1)
+        ix[e, JSEG], ix[e, JSEG + 1], ix[e, JFLAG] = s0, s1, 0
+        cnt[0, s0 + 1] += 1
+        cnt[1, s1 + 1] += 1
+    for lv in range(2):
+        for s in range(NB):
+            cnt[lv, s + 1] += cnt[lv, s]
+        for s in range(NB + 1):
+            start[lv, s] = cnt[lv, s]
+    p0, p1 = perm[0], perm[1]
+    for e in range(L):
+        s0, s1 = ix[e, JSEG], ix[e, JSEG + 1]
+        q0, q1 = cnt[0, s0], cnt[1, s1]
+        cnt[0, s0], cnt[1, s1] = q0 + 1, q1 + 1
+        p0[q0], p1[q1] = e, e
+        ix[e, JPOS], ix[e, JPOS + 1] = q0, q1
     ctr[1] = 0
 
 
@@ -617,7 +608,7 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     taus = np.empty(6)
     _set_taus(taus, tau1, tau2)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
-    _place(a, b, S, N, it, ix, fx, mass, perm, start, taus, ctr)
+    _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr)
     taken = np.empty(L, np.bool_)
     sel = np.zeros(K, np.int64)
     for i in range(steps):
@@ -660,7 +651,7 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     for t in range(1, n + 1):
         if retune:  # new thresholds from the posteriors (any thresholds give the exact law)
             _tune(K, a, b, S, N, fx, taus)
-            _place(a, b, S, N, it, ix, fx, mass, perm, start, taus, ctr)
+            _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr)
             retune = False
             since, rescues, above1 = 0, 0, 0
             stats[0] += 1
