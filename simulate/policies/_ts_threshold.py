@@ -119,12 +119,13 @@ NB = 42
 #: or a proposal reads): its posterior a_e, b_e, its Poisson rates at the two thresholds, its
 #: sample, the step it was drawn and the steps it was proposed at each level
 IA, IB, IR, IV, IST, IC = 0, 1, 2, 4, 5, 6
-#: an item's bookkeeping, one row of ``ix`` (L, 8) int64 (one aligned cache line, what an
-#: update reads; at L = 65,536 separate arrays cost a cache miss each): its bucket and its
-#: position in the bucket order at each level, its updates since the exact log B, its
-#: level-2 flag (observed since that level's masses), and log B(a_e, b_e) as float64 bits
-#: (``fx``, the float view of ``ix``)
-JSEG, JPOS, JUPD, JFLAG, JLB = 0, 2, 4, 5, 6
+#: an item's bookkeeping, one row of ``ix`` (L, 8) int32 (32 aligned bytes, half a cache
+#: line, what an update reads; at L = 65,536 separate arrays cost a cache miss each, and
+#: every byte of an item costs page faults at each run's start): its bucket and its
+#: position in the bucket order at each level, its updates since the exact log B modulo
+#: REFRESH, its level-2 flag (observed since that level's masses), and log B(a_e, b_e) as
+#: the float64 of columns 6-7 (``fx[e, JLB]``, ``fx`` the (L, 4) float64 view of ``ix``)
+JSEG, JPOS, JUPD, JFLAG, JLB = 0, 2, 4, 5, 3
 
 
 @helper(INNER)
@@ -279,26 +280,30 @@ def _tables():
 
 @helper(INNER)
 def _lines(L, dtype):
-    """A zeroed (L, 8) array whose rows start on 64-byte boundaries (one cache line each:
-    the allocator gives 32-byte alignment only)."""
-    raw = np.zeros(8 * L + 8, dtype)
-    off = (8 - (raw.ctypes.data % 64) // 8) % 8
+    """An (L, 8) array, not initialised, starting on a 64-byte boundary (the allocator
+    gives 32-byte alignment only): rows of 64 bytes are one cache line each, rows of 32
+    bytes half of one."""
+    raw = np.empty(8 * L + 16, dtype)
+    off = ((64 - raw.ctypes.data % 64) % 64) // raw.itemsize
     return raw[off : off + 8 * L].reshape((L, 8))
 
 
 @helper(INNER)
 def _buffers(L):
-    """(it (L, 8) the items' records (:data:`IA`...), ix (L, 8) int64 their bookkeeping
+    """(it (L, 8) the items' records (:data:`IA`...), ix (L, 8) int32 their bookkeeping
     (:data:`JSEG`...), mass (L,) scratch, perm (2, L) int32, start (2, NB + 1) int, res,
-    dl (L,) int)."""
+    dl (L,) int). Not initialised but ``start``: each entry is written before it is read
+    (``it`` and ``ix`` by :func:`_state` and :func:`_place`, ``perm`` by the latter,
+    ``res`` and ``dl`` from their start each step): memory is paged in where it is
+    written, so at L = 65,536 a run's start pays for the two tables only, not for zeros."""
     return (
         _lines(L, np.float64),
-        _lines(L, np.int64),
+        _lines(L, np.int32),
         np.empty(L),
-        np.zeros(2 * L, np.int32).reshape((2, L)),
+        np.empty(2 * L, np.int32).reshape((2, L)),
         np.zeros(2 * (NB + 1), np.int64).reshape((2, NB + 1)),
-        np.zeros(L, np.int64),
-        np.zeros(L, np.int64),
+        np.empty(L, np.int64),
+        np.empty(L, np.int64),
     )
 
 
@@ -593,6 +598,8 @@ def _state(L, a, b, S, N):
         it[e, IA], it[e, IB] = ae, be
         it[e, IR], it[e, IR + 1], it[e, IV] = 0.0, 0.0, 0.0
         it[e, IST], it[e, IC], it[e, IC + 1] = -1.0, -1.0, -1.0
+        for j in range(JLB * 2):  # the int columns (log B is columns 6-7)
+            ix[e, j] = 0
     return it, ix, fx, mass, perm, start, res, dl
 
 
@@ -669,8 +676,9 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
         for k in range(nobs):
             e = lst[k]
             ae, be = a + S[e], b + (N[e] - S[e])
-            ix[e, JUPD] += 1
-            if ix[e, JUPD] % REFRESH == 0:
+            u = (ix[e, JUPD] + 1) % REFRESH
+            ix[e, JUPD] = u
+            if u == 0:
                 fx[e, JLB] = _lbeta(ae, be)
             elif k == last:  # the click: a - 1 -> a
                 fx[e, JLB] += math.log((ae - 1.0) / (ae + be - 1.0))
