@@ -94,3 +94,31 @@ def dbn_results(ratio=3.0, horizon=1000):
                 }
                 out.append(make_result(params, final, horizon=horizon))
     return out
+
+
+def _small_figure(*args, **kwargs):
+    """One small matplotlib figure with a line (what a section's drawing returns)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(1, 1))
+    fig.subplots().plot([0, 1], [0, 1])
+    return fig
+
+
+def patch_section_figures(mp):
+    """Replace the figures the sections draw themselves (misspecification's two and the
+    worst case, of stored data, drawn while the simulation runs; the sharper-bounds figure)
+    by one small figure each, on the MonkeyPatch ``mp``.
+
+    For the tests of the builder's other work: those four figures took about 5 CPU s of
+    every report built from the fakes. They are still drawn, cached and linked through the
+    sections' own code; their real drawings are checked by test_build's
+    test_report_files_and_numbers, test_report_quick (a real quick report) and
+    test_sharper_section.
+    """
+    from cascading_bandits.reports import misspec, section_sharper, worstcase
+
+    mp.setattr(misspec, "plot_ratio", _small_figure)
+    mp.setattr(misspec, "plot_curves", _small_figure)
+    mp.setattr(worstcase, "plot_worstcase", _small_figure)
+    mp.setattr(section_sharper, "sharper_figure", _small_figure)

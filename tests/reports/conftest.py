@@ -1,7 +1,7 @@
 """Fixtures for tests/reports: synthetic Table 1/2 results (see _report_fakes.py)."""
 
 import pytest
-from _report_fakes import table_results
+from _report_fakes import patch_section_figures, table_results
 
 
 @pytest.fixture
@@ -12,3 +12,9 @@ def t1():
 @pytest.fixture
 def t2():
     return table_results("table2")
+
+
+@pytest.fixture
+def small_section_figures(monkeypatch):
+    """:func:`patch_section_figures` for one test."""
+    patch_section_figures(monkeypatch)

@@ -116,7 +116,7 @@ def test_report_files_and_numbers(tmp_path, fake_run):
     assert set(js["tables"]) >= {"table1", "table2", "bounds", "policies"}
 
 
-def test_refuses_to_overwrite(tmp_path, fake_run, monkeypatch):
+def test_refuses_to_overwrite(tmp_path, fake_run, monkeypatch, small_section_figures):
     from matplotlib.figure import Figure
 
     # file semantics only: one small figure instead of the full set
@@ -156,7 +156,9 @@ def test_markdown_row_regex_sanity():
     assert _md_rows(md, "## X") == [["1", "2"], ["3", "4"]]
 
 
-def test_unusable_stored_results_name_the_reports_remedy(tmp_path, monkeypatch):
+def test_unusable_stored_results_name_the_reports_remedy(
+    tmp_path, monkeypatch, small_section_figures
+):
     sweep = pytest.importorskip("cascading_bandits.simulate.sweep")
 
     def refuse(names, out_dir, **kw):
@@ -167,14 +169,15 @@ def test_unusable_stored_results_name_the_reports_remedy(tmp_path, monkeypatch):
 
     monkeypatch.setattr(sweep, "run_experiments", refuse)
     with pytest.raises(ValueError) as info:
-        B.build_report(tmp_path / "r", quick=True, progress=False)
+        # serial: no verify process beside (test_a_failed_report_stops_its_verify_process)
+        B.build_report(tmp_path / "r", quick=True, workers=1, progress=False)
     msg = str(info.value)
     assert "another --results directory" in msg and "engine version" in msg
     assert "--overwrite" not in msg
     assert not (tmp_path / "r" / "report.md").exists()
 
 
-def test_a_failed_report_stops_its_verify_process(tmp_path, monkeypatch):
+def test_a_failed_report_stops_its_verify_process(tmp_path, monkeypatch, small_section_figures):
     """verify runs beside the simulation in a process of its own; when the report fails
     first, that process is ended, not left behind (a pool worker once waited for work
     forever after its parent had gone)."""
@@ -218,7 +221,7 @@ def test_verify_beside_raises_the_childs_error_and_stops(tmp_path):
     assert not pending.running()
 
 
-def test_summary_says_when_a_regret_exceeds_its_upper_bound(tmp_path):
+def test_summary_says_when_a_regret_exceeds_its_upper_bound(tmp_path, small_section_figures):
     def run(shift):
         res = {"table1": table_results("table1", shift=shift, horizon=1000)}
         data = B.collect(res, 1000, curve_points=2)
@@ -230,7 +233,7 @@ def test_summary_says_when_a_regret_exceeds_its_upper_bound(tmp_path):
     assert "above 1 in some row" in big and "below 1 in every row" not in big
 
 
-def test_each_ratio_to_theorem4_uses_its_own_policys_mean(tmp_path, t1):
+def test_each_ratio_to_theorem4_uses_its_own_policys_mean(tmp_path, t1, small_section_figures):
     """KL-UCB / Theorem 4 is CascadeKL-UCB's mean over the Theorem 4 rate (and UCB1 / Theorem
     4 CascadeUCB1's), in the rows, the exported bounds table and the lead; the fakes give the
     two policies means 3 to 4 times apart, so a ratio from the other policy's mean shows."""
@@ -279,7 +282,7 @@ def toy_report_bound():
 
 
 def test_a_registered_bound_appears_in_the_report(
-    tmp_path, fake_run, monkeypatch, toy_report_bound
+    tmp_path, fake_run, monkeypatch, toy_report_bound, small_section_figures
 ):
     fakes, horizon = fake_run
     monkeypatch.setattr(B, "draw_figures", lambda data: {})
@@ -346,7 +349,9 @@ def test_verify_in_two_processes_gives_the_verdicts_of_one(tmp_path):
         VerifyBeside(2, 7, 1.0, processes=3)
 
 
-def test_a_section_reading_verify_early_must_say_so(tmp_path, fake_run, monkeypatch):
+def test_a_section_reading_verify_early_must_say_so(
+    tmp_path, fake_run, monkeypatch, small_section_figures
+):
     """The builder writes the sections that need no verdict while verify runs beside; one
     that reads ctx.verify without declaring it is refused with the remedy, and one that
     declares it gets verify's answer."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _report_fakes import dbn_results, table_results
+from _report_fakes import dbn_results, patch_section_figures, table_results
 
 from cascading_bandits.reports import build as B
 from cascading_bandits.reports import tables as T
@@ -165,6 +165,7 @@ def fake_report(tmp_path_factory):
         mp.setattr(B, "run_verify", lambda s, pending=None: FAKE_VERIFY)
         mp.setattr(B, "start_verify", lambda s: None)
         mp.setattr(B, "draw_figures", lambda data: {})
+        patch_section_figures(mp)
         out = tmp_path_factory.mktemp("fake") / "rep"
         md = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=3)
     return out, md.read_text(encoding="utf-8"), fakes
@@ -194,7 +195,7 @@ def test_timing_line_says_results_were_reused(fake_report):
     assert "simulation 0.1 s" not in md
 
 
-def test_timing_line_shows_original_compute_time(tmp_path):
+def test_timing_line_shows_original_compute_time(tmp_path, small_section_figures):
     res = table_results("table1", horizon=1000)
     for i, r in enumerate(res):
         r.provenance["seconds"] = 1.5 + i
@@ -266,7 +267,9 @@ def test_exported_tables_hold_the_reports_numbers(fake_report):
         assert float(row["empirical / bound"]) == pytest.approx(r["mean"] / r["value"])
 
 
-def test_a_stored_search_adds_the_found_ledger_to_the_report_and_its_exports(tmp_path, monkeypatch):
+def test_a_stored_search_adds_the_found_ledger_to_the_report_and_its_exports(
+    tmp_path, monkeypatch, small_section_figures
+):
     """A search stored under <results>/search/ (docs-style file) gets the ledger on its
     instance: a subsection of the Ledger, tables/ledger_found.csv and .tex, report.json."""
     import shutil
@@ -473,7 +476,7 @@ def test_bounds_memo_serves_identical_numbers(tmp_path):
     assert B.cache_load(tmp_path, "bounds", {"k": 2}) is None
 
 
-def test_rebuild_uses_the_cache(tmp_path, monkeypatch):
+def test_rebuild_uses_the_cache(tmp_path, monkeypatch, small_section_figures):
     horizon = 500
     fakes = {"table1": table_results("table1", horizon=horizon)}
 
@@ -517,7 +520,7 @@ def test_rebuild_uses_the_cache(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------
 # the section list
 # ---------------------------------------------------------------------------
-def test_a_section_is_one_entry(tmp_path):
+def test_a_section_is_one_entry(tmp_path, small_section_figures):
     def toy_table(ctx):
         return T.Table("toy", "Later bounds", ("paper", "bound"), (("X 2020", T.Num(3.5, 2)),))
 
@@ -541,7 +544,7 @@ def test_a_section_is_one_entry(tmp_path):
     assert "toy" in B.table_names(sections) and "toy" not in B.table_names()
 
 
-def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch):
+def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch, small_section_figures):
     horizon = 500
 
     def fakes(shift):
