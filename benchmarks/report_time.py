@@ -11,8 +11,9 @@ cache of verify and the bounds) that the first run stored, into a new report dir
 
 Prints one line per run: its wall time, the CPU seconds of the report's process tree (the
 report, its sweep workers and its verify processes; the machine's other load is not in
-it), the report's own breakdown (report.json "timings") and, when numba compiled kernels,
-their number and the compile seconds the engine printed.
+it), the report's own breakdown (report.json "timings", and the total less the
+simulation: the work left after the sweep) and, when numba compiled kernels, their number
+and the compile seconds the engine printed.
 """
 
 from __future__ import annotations
@@ -103,6 +104,10 @@ def _fmt(tm: dict) -> str:
     sim = sum(v for k, v in tm.items() if k.startswith("simulate:"))
     parts = [f"simulation {sim:.1f} s"]
     parts += [f"{k} {tm[k]:.1f} s" for k in ("tables", "verify", "figures", "total") if k in tm]
+    if "total" in tm and "simulate:all" in tm:
+        # the work left once the sweep is done (figures, sections, waiting for verify): what
+        # the report's schedule can overlap with the simulation or spread over the cores
+        parts.append(f"after the simulation {tm['total'] - tm['simulate:all']:.1f} s")
     return ", ".join(parts)
 
 
