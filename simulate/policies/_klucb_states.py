@@ -31,7 +31,9 @@ Layout (one "state table" per run; a slot per alive state, recycled when it empt
 * ``sval[slot]``: the upper bound (UB), the step's bracket (LO, HI), the reference point
   of the brackets (Q: a Newton point, above the root, or an exact index; a new state takes
   that of the state its first item came from) with kl(p, Q) (K0, < 0: not computed yet),
-  1 / h'(Q) (ID0) and 1 / K0 (IK), and the last bracket's Newton point (QN);
+  1 / h'(Q) (ID0) and 1 / K0 (IK), and the last bracket's Newton point (QN); with a
+  kl, the state's p and 1 / N (P, IN: no division a bracket); a state of S = 0 keeps
+  its closed-form index at r0 = th / N instead (Q, P = r0, IN; K0 = _ZREF);
 * ``bits[slot]``: the state's items as a bitset of L bits (int64 words), for the
   smallest ids of a state in order;
 * ``perm``: the slots, alive ones first (``meta[0]`` of them), then the free ones;
@@ -70,6 +72,7 @@ _NF = 12
 # fields of sval
 _UB, _LO, _HI, _Q, _K0, _ID0, _IK, _QN, _P, _IN = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 _NV = 10
+_ZREF = -2.0  # _K0 of an S = 0 state whose closed-form index at r0 (in _P) is kept
 LOOSE = 1e-5  # a bracket wider than this moves the state's reference to its Newton point
 _CAP0 = 64  # slots at the start; doubled when fewer than K are free before a step's moves
 
@@ -329,8 +332,11 @@ def _bracket_state(sl, th, sinfo, sval):
     and kept, with the state's p and 1 / N: a state does not change, so a bracket at any
     threshold costs a few flops, no logarithm and no division
     (:func:`._klucb_select._ends`; ``th * (1 / N)`` for ``th / N`` moves the ends by a few
-    ulps, far inside PAD, as in the bracketed selection). Closed-form indices (N = 0, p = 0
-    or 1, th <= 0) and a reference outside (p, 1) give the exact index (klucb_scalar).
+    ulps, far inside PAD, as in the bracketed selection). A state of S = 0 brackets its
+    closed-form index from the one kept at an earlier threshold (no exp) while the
+    bracket is narrower than about LOOSE. Other closed-form indices (N = 0, p = 1,
+    th <= 0), a first S = 0 bracket and a reference outside (p, 1) give the exact index
+    (klucb_scalar).
     """
     k0 = sval[sl, _K0]
     if k0 >= 0.0 and th > 0.0:
@@ -342,6 +348,25 @@ def _bracket_state(sl, th, sinfo, sval):
     else:
         s = sinfo[sl, _S]
         n = sinfo[sl, _N]
+        if s == 0 and n > 0 and th > 0.0:
+            # p = 0: klucb_scalar's closed form -expm1(-r), r = th / N, from its value q0 at
+            # a kept r0 (_K0 == _ZREF; _P holds r0): 1 - q = (1 - q0) exp(-d), d = r - r0,
+            # and 1 - d <= exp(-d) <= 1 - d + d^2 for |d| <= 1; the terms' rounding and
+            # expm1's (an ulp) are far inside PAD. No exp, no division a step.
+            if k0 == _ZREF:
+                d = th * sval[sl, _IN] - sval[sl, _P]
+                if d * d <= LOOSE:
+                    u = 1.0 - sval[sl, _Q]
+                    sval[sl, _QN] = sval[sl, _Q]  # an overlap settles it exactly (_settle)
+                    return 1.0 - u * (1.0 - d + d * d) - PAD, 1.0 - u * (1.0 - d) + PAD, False
+            r0 = th / float(n)  # klucb_scalar's own r
+            v = klucb_scalar(0.0, float(n), th)
+            sval[sl, _QN] = v
+            sval[sl, _Q] = v
+            sval[sl, _P] = r0
+            sval[sl, _IN] = 1.0 / float(n)
+            sval[sl, _K0] = _ZREF
+            return v, v, True
         p = s / n if n > 0 else 0.0
         q0 = sval[sl, _Q]
         if n <= 0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
