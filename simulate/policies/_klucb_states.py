@@ -57,6 +57,8 @@ state instead.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
@@ -359,8 +361,9 @@ def _bracket_state(sl, th, sinfo, sval):
                     u = 1.0 - sval[sl, _Q]
                     sval[sl, _QN] = sval[sl, _Q]  # an overlap settles it exactly (_settle)
                     return 1.0 - u * (1.0 - d + d * d) - PAD, 1.0 - u * (1.0 - d) + PAD, False
-            r0 = th / float(n)  # klucb_scalar's own r
-            v = klucb_scalar(0.0, float(n), th)
+            r0 = th / float(n)
+            v = -math.expm1(-r0)  # klucb_scalar(0.0, n, th)'s own operations (no second
+            # inlined copy of klucb_scalar to compile)
             sval[sl, _QN] = v
             sval[sl, _Q] = v
             sval[sl, _P] = r0
