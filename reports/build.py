@@ -37,7 +37,9 @@ from cascading_bandits.reports.report_cache import (
     cache_load,
     cache_store,
     cached_figures,
+    cached_figures_hit,
     code_version,
+    store_figures,
 )
 from cascading_bandits.reports.report_files import (  # noqa: F401 - reports.cli's names
     atomic_write as _atomic_write,
@@ -442,6 +444,98 @@ def write_figures(s: Settings, data: dict) -> dict:
     return written
 
 
+def _figures_child(conn, results, out, key: dict, figs: dict) -> None:
+    """Body of the process of :class:`_FiguresBeside`: :func:`store_figures`, then send
+    ``("ok", (written, seconds))`` or ``("error", exception)``."""
+    try:
+        t0 = time.perf_counter()
+        written = store_figures(results, out, "figures", key, figs)
+        out_msg = ("ok", (written, time.perf_counter() - t0))
+    except BaseException as exc:  # noqa: BLE001 - raised again in the parent
+        out_msg = ("error", exc)
+    try:
+        conn.send(out_msg)
+    except Exception as exc:  # noqa: BLE001 - an exception that does not pickle
+        conn.send(("error", RuntimeError(f"writing the figures failed: {exc!r}")))
+    conn.close()
+
+
+class _FiguresBeside:
+    """:func:`write_figures`, the figures rendered and written by a forked process while
+    this one writes the sections.
+
+    After the simulation the report's remaining work ran on one core: the figures (5 to 7
+    CPU seconds at the paper's scale, nearly all of it matplotlib rendering them to PNG and
+    PDF) and then the sections' Markdown (the sharper-bounds figures, the ledger, the
+    tables), which needs only the figures' stems. So the figures are made here
+    (:func:`draw_figures`, a fraction of a second) and their files rendered beside. The
+    process is forked: it has the figures already, which a spawned process would import
+    matplotlib for and be sent. Forking is safe here: the report's other threads (the early
+    work, the sweep's executor) have ended, and the child renders and writes files only (no
+    numba). Cached figures are copied, as by :func:`write_figures`.
+
+    ``written``: stem -> paths (relative to the report directory), known at once;
+    :meth:`join` waits for the files (an error in the child is raised there) and returns
+    the seconds the child spent writing them. Without the ``fork`` start method or a
+    second core, the files are written in this process.
+    """
+
+    def __init__(self, s: Settings, data: dict):
+        import multiprocessing
+        import os
+
+        self.started = False
+        key = figures_cache_key(data)
+        hit = cached_figures_hit(s.results, "figures", key)
+        beside = (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
+        if hit is not None or not beside:
+            self.written, s.cached["figures"] = cached_figures(
+                s.results, s.out, "figures", key, lambda: draw_figures(data)
+            )
+            return
+        figs = draw_figures(data)
+        s.cached["figures"] = False
+        # as store_figures (save_figure) names them
+        self.written = {stem: [f"figures/{stem}.png", f"figures/{stem}.pdf"] for stem in figs}
+        ctx = multiprocessing.get_context("fork")
+        self.conn, child = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(
+            target=_figures_child,
+            args=(child, s.results, s.out, key, figs),
+            name="cascading-figures",
+            daemon=True,
+        )
+        self.proc.start()
+        child.close()  # recv sees EOF if the process dies without an answer
+        self.started = True
+
+    def join(self) -> float:
+        """Wait for the figures' files; the seconds the child spent writing them."""
+        if not self.started:
+            return 0.0
+        self.started = False
+        try:
+            kind, value = self.conn.recv()
+        except EOFError:
+            kind, value = "error", RuntimeError(
+                f"the figures' process ended without an answer (exit code {self.proc.exitcode})"
+            )
+        finally:
+            self.conn.close()
+        self.proc.join()
+        if kind == "error":
+            raise value
+        written, seconds = value
+        if written != self.written:  # the sections linked self.written
+            raise RuntimeError(f"figures written {written}, planned {self.written}")
+        return seconds
+
+    def stop(self) -> None:
+        if self.started and self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join()
+
+
 def prefetch_bounds(memo: BoundMemo, horizon: int, curve_points: int) -> None:
     """Fill ``memo`` with what :func:`collect` asks of it for the Table 1 configurations at
     ``horizon``: the bounds, the registered bounds and the bound curves. They depend on the
@@ -584,21 +678,26 @@ def build_report(
     check_writable(s.out, s.overwrite)
     t0 = time.perf_counter()
     pending = start_verify(s)
+    figures = None
     try:
         data = _simulate_and_tabulate(s, profile)
-        # the figures need no verdict: drawn while verify (beside) finishes on the other core
+        # the figures need no verdict: drawn while verify (beside) finishes on the other core,
+        # in a process of their own while this one writes the sections (_FiguresBeside)
         t1 = time.perf_counter()
         s.out.mkdir(parents=True, exist_ok=True)
-        written = write_figures(s, data)
-        s.timings["figures"] = time.perf_counter() - t1
+        figures = _FiguresBeside(s, data)
+        made = time.perf_counter() - t1  # the figures made (or copied from the cache)
         # one context: the Markdown, the exported tables and report.json share every table;
         # the sections that need no verdict are written while verify finishes beside
-        ctx = Context(s, data, VERIFY_PENDING, written)
+        ctx = Context(s, data, VERIFY_PENDING, figures.written)
         done = {sec.name: sec.markdown(ctx) for sec in SECTIONS if not sec.reads_verify}
+        s.timings["figures"] = made + figures.join()
         ctx.verify = run_verify(s, pending)
     except BaseException:
         if pending is not None:
             pending.stop()  # the report fails: verify's answer is not wanted
+        if figures is not None:
+            figures.stop()
         raise
     s.timings["total"] = time.perf_counter() - t0
     md = _render(ctx, done=done)

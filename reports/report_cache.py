@@ -35,6 +35,8 @@ __all__ = [
     "cache_load",
     "cache_store",
     "cached_figures",
+    "cached_figures_hit",
+    "store_figures",
     "BoundMemo",
     "bounds_cache_key",
 ]
@@ -121,6 +123,19 @@ def cache_store(results: Path, kind: str, key: dict, value) -> bool:
     return True
 
 
+def cached_figures_hit(results: Path, kind: str, key: dict) -> dict | None:
+    """The figures cached for ``key`` (stem -> paths relative to the report directory), or
+    None if they are not, or if a cached file is missing."""
+    folder = cache_path(Path(results), kind, key).with_suffix("")
+    hit = cache_load(Path(results), kind, key)
+    if isinstance(hit, dict) and all(
+        isinstance(v, list) and all((folder / Path(p).name).is_file() for p in v)
+        for v in hit.values()
+    ):
+        return hit
+    return None
+
+
 def cached_figures(results: Path, out: Path, kind: str, key: dict, draw) -> tuple[dict, bool]:
     """Figures written into ``out/figures``: copied from the cache when they were drawn for
     ``key`` before, else drawn by ``draw()`` (stem -> matplotlib Figure), written, and their
@@ -134,25 +149,31 @@ def cached_figures(results: Path, out: Path, kind: str, key: dict, draw) -> tupl
     """
     results, out = Path(results), Path(out)
     folder = cache_path(results, kind, key).with_suffix("")
-    hit = cache_load(results, kind, key)
-    if isinstance(hit, dict) and all(
-        isinstance(v, list) and all((folder / Path(p).name).is_file() for p in v)
-        for v in hit.values()
-    ):
+    hit = cached_figures_hit(results, kind, key)
+    if hit is not None:
         for paths in hit.values():
             for rel in paths:
                 copy_file(folder / Path(rel).name, out / rel)
         return {stem: list(paths) for stem, paths in hit.items()}, True
+    return store_figures(results, out, kind, key, draw()), False
+
+
+def store_figures(results: Path, out: Path, kind: str, key: dict, figs: dict) -> dict:
+    """Write ``figs`` (stem -> matplotlib Figure) into ``out/figures`` and keep their files
+    in the cache under ``key`` (:func:`cached_figures`); returns stem -> paths relative to
+    ``out``."""
+    results, out = Path(results), Path(out)
+    folder = cache_path(results, kind, key).with_suffix("")
     out.mkdir(parents=True, exist_ok=True)
-    written = {stem: save_figure(fig, out, stem) for stem, fig in draw().items()}
+    written = {stem: save_figure(fig, out, stem) for stem, fig in figs.items()}
     try:
         for paths in written.values():
             for rel in paths:
                 copy_file(out / rel, folder / Path(rel).name)
     except OSError:  # a read-only results directory: the report goes on without a cache
-        return written, False
+        return written
     cache_store(results, kind, key, written)
-    return written, False
+    return written
 
 
 class BoundMemo:
