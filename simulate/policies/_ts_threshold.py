@@ -279,11 +279,10 @@ def _tables():
 
 
 @helper(INNER)
-def _lines(L, dtype):
-    """An (L, 8) array, not initialised, starting on a 64-byte boundary (the allocator
-    gives 32-byte alignment only): rows of 64 bytes are one cache line each, rows of 32
-    bytes half of one."""
-    raw = np.empty(8 * L + 16, dtype)
+def _lines(raw, L):
+    """An (L, 8) view of ``raw`` (8 L + 16 entries, not initialised) starting on a 64-byte
+    boundary (the allocator gives 32-byte alignment only): rows of 64 bytes are one cache
+    line each, rows of 32 bytes half of one."""
     off = ((64 - raw.ctypes.data % 64) % 64) // raw.itemsize
     return raw[off : off + 8 * L].reshape((L, 8))
 
@@ -297,8 +296,8 @@ def _buffers(L):
     ``res`` and ``dl`` from their start each step): memory is paged in where it is
     written, so at L = 65,536 a run's start pays for the two tables only, not for zeros."""
     return (
-        _lines(L, np.float64),
-        _lines(L, np.int32),
+        _lines(np.empty(8 * L + 16), L),
+        _lines(np.empty(8 * L + 16, np.int32), L),
         np.empty(L),
         np.empty(2 * L, np.int32).reshape((2, L)),
         np.zeros(2 * (NB + 1), np.int64).reshape((2, NB + 1)),
@@ -507,10 +506,11 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr):
     L = S.size
     # many items share a state (S, N) (most of them unobserved since w_0 at large L): the
     # masses (and rates) of the states with N < MEMO_N are computed once per threshold
-    memo = np.empty((MEMO_N * (MEMO_N + 1) // 2, 4))
+    M = MEMO_N * (MEMO_N + 1) // 2
+    memo = np.empty(4 * M).reshape((M, 4))  # 1-d allocators only (docs/design.md)
     for i in range(memo.shape[0]):
         memo[i, 0] = -1.0
-    cnt = np.zeros((2, NB + 1), np.int64)
+    cnt = np.zeros(2 * (NB + 1), np.int64).reshape((2, NB + 1))
     for e in range(L):
         n_e, s_e = N[e], S[e]
         i = n_e * (n_e + 1) // 2 + s_e if n_e < MEMO_N else -1
