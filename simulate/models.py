@@ -245,20 +245,20 @@ def list_reward(code, attract, satisfy, gamma, lst, K, scratch):
 def _kth_largest(values, K):
     """The K-th largest of ``values`` (1-d float, K < size), counting repeats.
 
-    For K <= 16, at most K passes of max/count over the distinct leading values: numpy's
-    introselect (``np.partition``) slows down twelvefold on arrays of few distinct values,
-    such as B_LB's two (1 ms at L = 65,536, against 0.1 ms on distinct values); a pass is
-    20 us there. Larger K, or more distinct leading values than passes allow, fall back to
-    ``np.partition``. NaN is refused upstream (the models validate their probabilities)."""
-    if K <= 16:
-        rest, below = K, values
-        for _ in range(K):
-            v = below.max()
-            rest -= int(np.count_nonzero(values == v))
-            if rest <= 0:
-                return v
-            below = values[values < v]
-    return np.partition(values, values.size - K)[values.size - K]
+    For K <= 16, one max/count pass per distinct leading value (at most K passes, since each
+    covers at least one of the K): numpy's introselect (``np.partition``) slows down
+    twelvefold on arrays of few distinct values, such as B_LB's two (1 ms at L = 65,536,
+    against 0.1 ms on distinct values); a pass is 20 us there. Larger K use ``np.partition``.
+    NaN is refused upstream (the models validate their probabilities)."""
+    if K > 16:
+        return np.partition(values, values.size - K)[values.size - K]
+    rest, below = K, values
+    while True:
+        v = below.max()
+        rest -= int(np.count_nonzero(values == v))
+        if rest <= 0:
+            return v
+        below = values[values < v]
 
 
 def _top_k(values, K):
@@ -334,16 +334,12 @@ class _Model:
         """A fresh float64 copy of the tuple field ``name``, shape (len,). The conversion
         from the tuple (milliseconds at L = 65,536) is done once per model; the copy (the
         callers may write to it) costs microseconds."""
-        cache = self.__dict__.setdefault("_arrays", {})  # frozen dataclass: not a field
-        a = cache.get(name)
-        if a is None:
-            a = cache[name] = np.array(getattr(self, name), dtype=np.float64)
-        return a.copy()
+        return self._memo(name, lambda: np.array(getattr(self, name), dtype=np.float64))
 
     def _memo(self, name, compute) -> np.ndarray:
         """A fresh copy of ``compute()``, computed once per model (the model is frozen, so
         the value cannot go stale): the engine asks for A* on every call."""
-        cache = self.__dict__.setdefault("_arrays", {})
+        cache = self.__dict__.setdefault("_arrays", {})  # frozen dataclass: not a field
         a = cache.get(name)
         if a is None:
             a = cache[name] = compute()

@@ -278,8 +278,8 @@ def _key(ss: np.random.SeedSequence) -> np.uint64:
 
 # numpy's SeedSequence (M. E. O'Neill's seed_seq_fe with 32-bit words, pool of 4): the
 # constants of its hashmix / mix / generate_state steps. Used only to go on mixing one
-# last word from a pool numpy itself mixed; every call checks its first key against
-# numpy's own SeedSequence and falls back to numpy for all keys if they differ.
+# last word from a pool numpy itself mixed; every call checks its first and last keys
+# against numpy's own SeedSequence and falls back to numpy for all keys if they differ.
 _U32 = np.uint32
 _INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
 _INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
@@ -310,10 +310,8 @@ def _child_keys(entropy: int, prefix: tuple, runs: int) -> np.ndarray:
     def slow():
         return np.array([one(r) for r in range(runs)], dtype=np.uint64)
 
-    ints = all(isinstance(v, (int, np.integer)) and v >= 0 for v in prefix)
-    if runs < 2 or not prefix or not ints or not isinstance(entropy, (int, np.integer)):
-        return slow()
-    if entropy < 0 or runs > _MASK32 + 1:
+    ints = all(isinstance(v, (int, np.integer)) and v >= 0 for v in (entropy, *prefix))
+    if runs < 2 or runs > _MASK32 + 1 or not prefix or not ints:
         return slow()
     pool = np.random.SeedSequence(entropy, spawn_key=prefix).pool.astype(_U32)
     # words mixed so far: the entropy padded to the pool size (a spawn key is present), then
