@@ -37,19 +37,34 @@ __all__ = [
 
 @helper(HOT)
 def select_top(idx, K, taken, out):
-    """``out[:K]`` = the K items of largest ``idx``, decreasing, ties to the smaller id."""
+    """``out[:K]`` = the K items of largest ``idx`` (L,), decreasing, ties to the smaller id.
+
+    One pass over the items (O(L) and O(K) per entry into the top K; ``idx`` without NaN):
+    the first K are insertion-sorted, then an item enters only with a value strictly above
+    the current K-th and is placed after the values equal to it, so among equal values the
+    smaller id stays first. ``K`` passes of "the largest item not taken" took 4 L
+    comparisons for K = 4 (a run's set-up at L = 65,536 was mostly that). ``taken`` (L,)
+    bool is not used: callers keep their work array.
+    """
     L = idx.size
-    for e in range(L):
-        taken[e] = False
-    for k in range(K):
-        best = -1
-        for e in range(L):
-            if taken[e]:
-                continue
-            if best < 0 or idx[e] > idx[best]:
-                best = e
-        taken[best] = True
-        out[k] = best
+    m = K if K < L else L
+    for e in range(m):
+        v = idx[e]
+        k = e
+        while k > 0 and idx[out[k - 1]] < v:
+            out[k] = out[k - 1]
+            k -= 1
+        out[k] = e
+    thr = idx[out[m - 1]]
+    for e in range(m, L):
+        v = idx[e]
+        if v > thr:
+            k = m - 1
+            while k > 0 and idx[out[k - 1]] < v:
+                out[k] = out[k - 1]
+                k -= 1
+            out[k] = e
+            thr = idx[out[m - 1]]
 
 
 @helper(HOT)
