@@ -12,8 +12,9 @@ expected regret is exactly 0 under every click model:
 
 Its list is "the items by decreasing index" of the other policies with the index read as
 "the best list in position order", so ``worst-first`` shows that list reversed. It goes
-through the same observation and counting code as the cascade learners (``w_0`` included).
-Its list never changes, so it is chosen once, before the first step (O(L K)); a step costs
+through the same observation and counting code as the cascade learners; T(e) starts at 1
+(``w_0``), whose clicks it never reads, so it draws none (:func:`.kernel.counts_w0`).
+Its list never changes, so it is chosen once, before the first step (O(L)); a step costs
 O(K) (showing the list, observing, counting).
 """
 
@@ -25,8 +26,8 @@ import numpy as np
 from cascading_bandits.simulate.models import DBN, DCM, PBM
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
+    counts_w0,
     finish,
-    observe_w0,
     play,
     select_top,
     step_buffers,
@@ -38,7 +39,7 @@ from cascading_bandits.simulate.policies.registry import register_policy
 def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     L = attract.size
-    S, N = observe_w0(ukey, attract)
+    S, N = counts_w0(L)  # S is never read: no draws of w_0
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
     if code == PBM or code == DCM:

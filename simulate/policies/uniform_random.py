@@ -14,8 +14,8 @@ import numpy as np
 from cascading_bandits.simulate.policies._random_list import list_buffers, random_list
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
+    counts_w0,
     finish,
-    observe_w0,
     play,
     step_buffers,
 )
@@ -26,7 +26,7 @@ from cascading_bandits.simulate.policies.registry import register_policy
 def kernel(env, params, ukey, pkey, regret_out, counts_out, trace):
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     L = attract.size
-    S, N = observe_w0(ukey, attract)
+    S, N = counts_w0(L)  # S is never read: no draws of w_0
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
     keys, vals = list_buffers(K)
