@@ -58,6 +58,7 @@ import math
 import mpmath
 import numba
 import numpy as np
+from numba.extending import register_jitable
 
 from cascading_bandits.bounds import _validate as V
 
@@ -138,8 +139,12 @@ _kl_py_iv = _make_kl(_iv_log_ratio, mpmath.iv.inf)
 _log_ratio_scalar = numba.njit(cache=True, error_model="numpy", no_cfunc_wrapper=True)(
     _make_log_ratio(math.log, math.log1p)
 )
+# kl_scalar's log ratio is a plain function numba compiles into it (register_jitable), not
+# the dispatcher above: numba keys a closure's cache entry by a pickle of its cells, and a
+# dispatcher pickles with a uuid drawn in each process, so a closure over one missed the cache
+# in every process and recompiled (0.5 s of CPU at its first call from Python).
 kl_scalar = numba.njit(cache=True, error_model="numpy", no_cfunc_wrapper=True)(
-    _make_kl(_log_ratio_scalar, math.inf)
+    _make_kl(register_jitable(_make_log_ratio(math.log, math.log1p)), math.inf)
 )
 
 
