@@ -163,21 +163,33 @@ def _simulating(c) -> bool:
     return c.id.startswith(("bound.", "profile.")) or c.id.endswith(".mc")
 
 
+#: claims that call numba-compiled functions of ``bounds`` (``bounds.sharp``'s scans and
+#: admission thresholds, ``bounds.kl.kl_scalar``, ``bounds.indices``) without simulating. The
+#: first such call in a process sets up numba's typing and target contexts (0.6-0.8 s of
+#: CPU), which the process running the simulating claims pays anyway: these run there
+#: (:func:`_jobs`), so the other process never loads numba's compiler.
+NUMBA_CLAIMS = frozenset(
+    ("sharp.pathwise", "sharp.layer_cake", "sharp.truncation", "sharp.reference")
+)
+
+
 def _jobs(todo, with_caveats):
     """The work of a run as a list of jobs, ``("claim", Claim)`` or ``("caveat", i)``.
 
-    Order: the other claims in registry order, then the caveat builders, then the simulating
-    claims in reverse registry order. This process takes jobs from the front, the forked one
-    from the back (:func:`_run_forked`): each starts on its own kind of work (the simulating
-    claims, in registry order, in the child: only it loads the simulator's kernels as long as
-    the other work lasts) and they meet in the middle, on short jobs.
+    Order: the other claims in registry order, then the caveat builders, then the claims of
+    :data:`NUMBA_CLAIMS` and the simulating claims, each in reverse registry order. This
+    process takes jobs from the front, the forked one from the back (:func:`_run_forked`):
+    each starts on its own kind of work (the simulating claims, in registry order, then the
+    other numba users, in the child: only it loads the simulator's kernels and numba's
+    compiler as long as the other work lasts) and they meet in the middle, on short jobs.
     """
     from cascading_bandits.verify import findings
 
     sim = [("claim", c) for c in todo if _simulating(c)]
-    rest = [("claim", c) for c in todo if not _simulating(c)]
+    jit = [("claim", c) for c in todo if not _simulating(c) and c.id in NUMBA_CLAIMS]
+    rest = [("claim", c) for c in todo if not _simulating(c) and c.id not in NUMBA_CLAIMS]
     cav = [("caveat", i) for i in range(len(findings.CAVEAT_BUILDERS))] if with_caveats else []
-    return rest + cav + sim[::-1]
+    return rest + cav + jit[::-1] + sim[::-1]
 
 
 def _do(job, examples, seed, budget):
@@ -219,10 +231,16 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
             return ends[1]
 
     def drain(front):
+        from cascading_bandits.verify import registry
+
         done = {}
-        with sharing():
-            while (i := take(front)) is not None:
-                done[i] = _do(jobs[i], examples, seed, budget)
+        registry._SIM_THREADS[0] = 1  # two processes keep both cores busy (sim_threads)
+        try:
+            with sharing():
+                while (i := take(front)) is not None:
+                    done[i] = _do(jobs[i], examples, seed, budget)
+        finally:
+            registry._SIM_THREADS[0] = None
         return done
 
     recv, send = ctx.Pipe(duplex=False)

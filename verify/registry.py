@@ -75,6 +75,19 @@ def shared(ctx: CheckContext, key: tuple, compute: Callable):
     return _SHARED[full]
 
 
+#: numba threads of the claims' simulations (:func:`sim_threads`); ``verify.run_all``'s two
+#: processes set 1
+_SIM_THREADS = [None]
+
+
+def sim_threads():
+    """Threads for a claim's ``simulate.run_cell``: None (the simulator's default, every core)
+    unless set by ``verify.run_all``'s two processes, which already keep both cores busy.
+    There a thread pool per cell only added work (a future and a hand-over per run, threads
+    competing with the other process); the results do not depend on it (simulate.engine)."""
+    return _SIM_THREADS[0]
+
+
 class sharing:
     """Context manager: the claims run inside share their work (:func:`shared`).
 
@@ -142,15 +155,52 @@ class Claim:
         return Verdict.from_outcome(self, out, time.perf_counter() - t0)
 
     def is_available(self) -> bool:
-        import importlib.util
+        """Whether every module of ``requires`` can be found (found, not imported)."""
+        return all(_module_exists(mod) for mod in self.requires)
 
-        for mod in self.requires:
+
+def _module_exists(name: str) -> bool:
+    """Whether the module ``name`` can be found, without importing it or its parents.
+
+    ``importlib.util.find_spec("a.b.c")`` imports ``a.b`` to search its ``__path__``: listing
+    the claims imported the simulator (``cascading_bandits.simulate.runner``: numba's engine,
+    0.2-0.4 s) in a process that runs no simulation. Here each package in the name is looked
+    up as the import system would (``sys.meta_path``'s finders, with the search locations of
+    the package above) but not executed; one already imported lends its ``__path__``.
+    """
+    import importlib.util
+    import sys
+
+    parts = name.split(".")
+    search = None
+    for i in range(len(parts)):
+        full = ".".join(parts[: i + 1])
+        mod = sys.modules.get(full)
+        if mod is not None:
+            search = getattr(mod, "__path__", None)
+        else:
             try:
-                if importlib.util.find_spec(mod) is None:
-                    return False
-            except ModuleNotFoundError:
+                if i == 0:
+                    spec = importlib.util.find_spec(full)  # a top-level name imports nothing
+                else:
+                    spec = next(
+                        (
+                            s
+                            for f in sys.meta_path
+                            if hasattr(f, "find_spec")
+                            and (s := f.find_spec(full, search)) is not None
+                        ),
+                        None,
+                    )
+            except (ImportError, ValueError):
                 return False
-        return True
+            if spec is None:
+                return False
+            search = spec.submodule_search_locations
+            search = None if search is None else list(search)
+        if i < len(parts) - 1 and search is None:
+            return False  # a module, not a package: it has no submodules
+    return True
 
 
 def _seed_sequence(seed, claim_id: str) -> np.random.SeedSequence:

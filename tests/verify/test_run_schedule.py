@@ -1,0 +1,63 @@
+"""How ``verify.run_all`` lays out its work: availability without imports, the numba users'
+place in the job list, the simulations' threads in the two processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cascading_bandits import verify
+from cascading_bandits.verify import registry
+from cascading_bandits.verify.registry import _module_exists, get_claim
+
+
+@pytest.mark.parametrize(
+    "name, found",
+    [
+        ("cascading_bandits.simulate.runner", True),
+        ("cascading_bandits.bounds.upper", True),
+        ("cascading_bandits.simulate.policies.ts", True),
+        ("cascading_bandits.simulate.no_such_module", False),
+        ("cascading_bandits.bounds.upper.not_a_package", False),
+        ("no_such_top_level_module", False),
+        ("numpy.linalg", True),
+    ],
+)
+def test_module_exists_finds_what_import_would(name, found):
+    assert _module_exists(name) is found
+
+
+def test_listing_the_claims_does_not_import_the_simulator():
+    """Claims require ``cascading_bandits.simulate.runner``; checking that it exists must not
+    import the simulator (numba's engine) in a process that runs no simulation."""
+    code = (
+        "import sys\n"
+        "from cascading_bandits import verify\n"
+        "verify.available_claims()\n"
+        "print('cascading_bandits.simulate' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert out.stdout.strip() == "False"
+
+
+def test_numba_claims_exist_and_go_to_the_childs_end():
+    for cid in verify.NUMBA_CLAIMS:
+        get_claim(cid)  # ValueError if the set names a claim that is gone
+    todo = [get_claim(i) for i in ("lemma1", "sharp.pathwise", "bound.theorem2", "lemma2")]
+    jobs = verify._jobs(todo, with_caveats=False)
+    assert [c.id for _, c in jobs] == ["lemma1", "lemma2", "sharp.pathwise", "bound.theorem2"]
+
+
+def test_simulation_threads_default_and_reset():
+    assert registry.sim_threads() is None
+    todo = [get_claim(i) for i in ("lemma1", "lemma2.chord")]
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork start method")
+    verify._run_forked(todo, 2, 0, 1.0, with_caveats=False)
+    assert registry.sim_threads() is None  # set to 1 while the jobs ran, then restored
