@@ -505,11 +505,15 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr):
     streaming several times over), a second places them."""
     L = S.size
     # many items share a state (S, N) (most of them unobserved since w_0 at large L): the
-    # masses (and rates) of the states with N < MEMO_N are computed once per threshold
+    # masses, rates and buckets of the states with N < MEMO_N are computed once per
+    # threshold (a bucket is a frexp, a libm call, per level)
     M = MEMO_N * (MEMO_N + 1) // 2
-    memo = np.empty(4 * M).reshape((M, 4))  # 1-d allocators only (docs/design.md)
+    memo = np.empty(6 * M).reshape((M, 6))  # 1-d allocators only (docs/design.md)
     for i in range(memo.shape[0]):
         memo[i, 0] = -1.0
+    # the buckets, one byte per item and level: the second pass reads these 2 L bytes, not
+    # ``ix`` (2 MB at L = 65,536), and writes each row of ``ix`` once
+    seg = np.empty(2 * L, np.uint8).reshape((2, L))
     cnt = np.zeros(2 * (NB + 1), np.int64).reshape((2, NB + 1))
     for e in range(L):
         n_e, s_e = N[e], S[e]
@@ -519,13 +523,15 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr):
             u0 = _envelope_mass(a + s_e, b + (n_e - s_e), lbe, taus[0], taus[2], taus[4])
             u1 = _envelope_mass(a + s_e, b + (n_e - s_e), lbe, taus[1], taus[3], taus[5])
             r0, r1 = _rate(u0), _rate(u1)
+            s0, s1 = _bucket(u0), _bucket(u1)
             if i >= 0:
                 memo[i, 0], memo[i, 1], memo[i, 2], memo[i, 3] = u0, r0, u1, r1
+                memo[i, 4], memo[i, 5] = s0, s1
         else:
-            u0, r0, u1, r1 = memo[i, 0], memo[i, 1], memo[i, 2], memo[i, 3]
+            r0, r1 = memo[i, 1], memo[i, 3]
+            s0, s1 = int(memo[i, 4]), int(memo[i, 5])
         it[e, IR], it[e, IR + 1] = r0, r1
-        s0, s1 = _bucket(u0), _bucket(u1)
-        ix[e, JSEG], ix[e, JSEG + 1], ix[e, JFLAG] = s0, s1, 0
+        seg[0, e], seg[1, e] = s0, s1
         cnt[0, s0 + 1] += 1
         cnt[1, s1 + 1] += 1
     for lv in range(2):
@@ -535,10 +541,11 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr):
             start[lv, s] = cnt[lv, s]
     p0, p1 = perm[0], perm[1]
     for e in range(L):
-        s0, s1 = ix[e, JSEG], ix[e, JSEG + 1]
+        s0, s1 = np.int64(seg[0, e]), np.int64(seg[1, e])
         q0, q1 = cnt[0, s0], cnt[1, s1]
         cnt[0, s0], cnt[1, s1] = q0 + 1, q1 + 1
         p0[q0], p1[q1] = e, e
+        ix[e, JSEG], ix[e, JSEG + 1], ix[e, JFLAG] = s0, s1, 0
         ix[e, JPOS], ix[e, JPOS + 1] = q0, q1
     ctr[1] = 0
 
