@@ -278,6 +278,7 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
     finally:
         recv.close()
         proc.join()
+    gc.freeze()  # this process's own work too (sympy): its exit need not traverse it
     if isinstance(theirs, BaseException):
         raise _ForkFailed from theirs
     done = {**mine, **theirs}
