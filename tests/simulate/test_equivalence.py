@@ -142,9 +142,35 @@ def test_item_nu_reaches_the_reference():
     assert per_item[2] != one[2]
 
 
-@pytest.mark.parametrize(
-    "policy,model,order", [c for c in COMBOS if parse_policy(c[0]).decl.uses_lazy]
-)
+def _long_cases():
+    """Every combo of a lazy policy. By default each (policy, model, order) once: on the
+    policy's default spec or on its variant, alternating along the models and orders (a
+    policy without parameters: on its default spec), so every lazy policy meets every click
+    model and order, and every spec several of them, over 30000 steps in the default run;
+    the other spec of each in the slow tier (CI runs both). test_engine_equals_reference
+    takes both specs, lazy and plain, on every (model, order) in the default run."""
+    out = []
+    for spec, model, order in COMBOS:
+        decl = parse_policy(spec).decl
+        if not decl.uses_lazy:
+            continue
+        orders = list(get_policy(decl.name).orders)
+        k = MODEL_NAMES.index(model) * len(orders) + orders.index(order)
+        other = variant(decl.name) is not None and (k + (spec != decl.name)) % 2 == 1
+        out.append(pytest.param(spec, model, order, marks=(pytest.mark.slow,) if other else ()))
+    return out
+
+
+def test_long_cases_of_the_default_run_cover_every_lazy_combo():
+    """The default run's long cases: every lazy policy x model x order, and every spec."""
+    default = [p.values for p in _long_cases() if not p.marks]
+    lazy = {parse_policy(s).name for s in specs() if parse_policy(s).decl.uses_lazy}
+    want = {(name, m, o) for name in lazy for m in MODEL_NAMES for o in get_policy(name).orders}
+    assert {(parse_policy(s).name, m, o) for s, m, o in default} == want
+    assert {s for s, _, _ in default} == {s for s in specs() if parse_policy(s).name in lazy}
+
+
+@pytest.mark.parametrize("policy,model,order", _long_cases())
 def test_lazy_equals_plain_long(policy, model, order):
     weights, K = tuple(b_lb(16, 4, 0.2, 0.15).weights), 4
     m = make_model(

@@ -50,8 +50,20 @@ def test_instance_takes_the_grouped_path():
     assert L >= GROUP_MIN and L >= GROUP_MIN_RANKED
 
 
-@pytest.mark.parametrize("policy,model,order", KLUCB_COMBOS)
+def _plain_cases():
+    """KLUCB_COMBOS; those on the DBN model in the slow tier (CI's -m slow): the default run
+    takes the grouped path on the DBN model in test_grouped_equals_plain_ties (every combo,
+    3000 steps) and test_grouped_equals_plain_at_threshold (every policy, 5000 steps)."""
+    return [
+        pytest.param(*c, marks=(pytest.mark.slow,) if c[1] == "dbn" else ())
+        for c in KLUCB_COMBOS
+    ]
+
+
+@pytest.mark.parametrize("policy,model,order", _plain_cases())
 def test_grouped_equals_plain(policy, model, order):
+    """6000 steps on B_LB(300, 4, 0.2, 0.15), 200 checkpoints: the lazy selection over the
+    states takes the plain loop's decisions."""
     weights = tuple(b_lb(L, K, 0.2, 0.15).weights)
     m, _, _ = _model(model, weights, K)
     ss = np.random.SeedSequence(11)
