@@ -1,0 +1,112 @@
+"""CascadeTS threshold sampler: a re-choice of thresholds (``_tune``, ``_place``) against
+plain re-statements of what it computes, bit for bit.
+
+``_tune`` runs the two bisections side by side (one pass serving both while their midpoints
+agree) and skips an exponential when a capped mass is 1; ``_place`` memoises each state's
+buckets and writes each row once. Neither may change a number: the thresholds and the
+bucket order decide which random numbers each item gets, so the runs' numbers (golden
+cells) depend on them. The references below are the definitions, one bisection per level
+and one item at a time, in Python over :func:`_envelope_mass`'s twin.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cascading_bandits.simulate.jitopts import python_twin
+from cascading_bandits.simulate.policies import _ts_threshold as ts
+
+_mass = python_twin(ts._envelope_mass)
+_state = python_twin(ts._state)
+_tune = python_twin(ts._tune)
+_place = python_twin(ts._place)
+_set_taus = python_twin(ts._set_taus)
+
+
+def _posteriors(L, scale, seed):
+    """(S, N) of L items: N - 1 geometric of mean about ``scale`` (N >= 1, as after w_0), a
+    few leaders with many observations, clicks binomial."""
+    rng = np.random.default_rng(seed)
+    N = (1 + rng.geometric(1.0 / scale, L)).astype(np.int64)
+    N[: min(4, L)] = 40 * scale
+    S = rng.binomial(N, rng.uniform(0.01, 0.6, L)).astype(np.int64)
+    return S, N
+
+
+def _reference_taus(K, a, b, S, N, fx):
+    """Two bisections, each on its own, over the states in order of first item (the items
+    with N >= MEMO_N one by one), each state's mass capped at 1 and weighted by its items."""
+    seen, states = {}, []
+    for e in range(S.size):
+        key = (int(S[e]), int(N[e]))
+        if N[e] < ts.MEMO_N and key in seen:
+            states[seen[key]][3] += 1.0
+            continue
+        if N[e] < ts.MEMO_N:
+            seen[key] = len(states)
+        states.append([a + S[e], b + (N[e] - S[e]), fx[e, ts.JLB], 1.0])
+    out = []
+    for target in (K + ts.T1, K + ts.T2):
+        lo, hi = -40.0, 40.0
+        for _ in range(ts.TUNE_STEPS):
+            mid = 0.5 * (lo + hi)
+            tau = 1.0 / (1.0 + math.exp(-mid))
+            lt, l1t = -math.log1p(math.exp(-mid)), -math.log1p(math.exp(mid))
+            tot = 0.0
+            for sa, sb, sl, sc in states:
+                tot += sc * min(_mass(sa, sb, sl, tau, lt, l1t), 1.0)
+                if tot > target:
+                    break
+            if tot > target:
+                lo = mid
+            else:
+                hi = mid
+        out.append(1.0 / (1.0 + math.exp(-hi)))
+    taus = np.empty(6)
+    _set_taus(taus, out[0], out[1])
+    return taus
+
+
+@pytest.mark.parametrize(
+    ("L", "scale", "K", "prior"),
+    [(128, 1, 1, (1.0, 1.0)), (300, 10, 4, (2.0, 3.0)), (2048, 20, 4, (1.0, 1.0)),
+     (700, 300, 16, (1.0, 1.0))],
+)  # fmt: skip
+def test_tune_gives_the_two_bisections_thresholds(L, scale, K, prior):
+    a, b = prior
+    S, N = _posteriors(L, scale, seed=L + K)
+    it, ix, fx, *_ = _state(L, a, b, S, N)
+    taus = np.empty(6)
+    _tune(K, a, b, S, N, fx, taus)
+    assert taus.tobytes() == _reference_taus(K, a, b, S, N, fx).tobytes()
+
+
+def test_place_gives_each_items_own_masses_and_the_id_order():
+    L, K, a, b = 1500, 4, 1.0, 1.0
+    S, N = _posteriors(L, 15, seed=7)
+    it, ix, fx, mass, perm, start, res, dl = _state(L, a, b, S, N)
+    taus = np.empty(6)
+    _tune(K, a, b, S, N, fx, taus)
+    ctr = np.zeros(2, np.int64)
+    _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr)
+    bucket = python_twin(ts._bucket)
+    rate = python_twin(ts._rate)
+    for lv in range(2):
+        segs = np.empty(L, np.int64)
+        for e in range(L):
+            u = _mass(a + S[e], b + (N[e] - S[e]), fx[e, ts.JLB], taus[lv], taus[2 + lv],
+                      taus[4 + lv])  # fmt: skip
+            assert it[e, ts.IR + lv] == rate(u)
+            segs[e] = bucket(u)
+            assert ix[e, ts.JSEG + lv] == segs[e]
+        # the bucket order: by bucket, items in increasing id within one, positions inverse
+        order = np.lexsort((np.arange(L), segs))
+        assert perm[lv].tolist() == order.tolist()
+        counts = np.bincount(segs, minlength=ts.NB)
+        assert start[lv].tolist() == [0, *np.cumsum(counts).tolist()]
+        for q in range(L):
+            assert ix[perm[lv, q], ts.JPOS + lv] == q
+        assert (ix[:, ts.JFLAG] == 0).all()
