@@ -462,64 +462,25 @@ def _tune(K, a, b, S, N, fx, taus):
             slot[i] = k
         ns += 1
         sa[k], sb[k], sl[k], sc[k] = a + s_e, b + (n_e - s_e), fx[e, JLB], 1.0
-    # both bisections run side by side: while their midpoints agree (the first steps, from
-    # logit(tau) = 0), one pass serves both, summed up to the larger target (the running
-    # sum only grows, so the smaller target's outcome is the same as in a pass of its own)
-    t0, t1 = float(K + T1), float(K + T2)
-    lo0, hi0, lo1, hi1 = -40.0, 40.0, -40.0, 40.0
-    for _ in range(TUNE_STEPS):
-        m0, m1 = 0.5 * (lo0 + hi0), 0.5 * (lo1 + hi1)
-        if m0 == m1:
-            tot = _tune_sum(m0, max(t0, t1), ns, sa, sb, sl, sc)
-            above0, above1 = tot > t0, tot > t1
-        else:
-            above0 = _tune_sum(m0, t0, ns, sa, sb, sl, sc) > t0
-            above1 = _tune_sum(m1, t1, ns, sa, sb, sl, sc) > t1
-        if above0:
-            lo0 = m0
-        else:
-            hi0 = m0
-        if above1:
-            lo1 = m1
-        else:
-            hi1 = m1
     out = np.empty(2)
-    out[0], out[1] = 1.0 / (1.0 + math.exp(-hi0)), 1.0 / (1.0 + math.exp(-hi1))
+    for lv in range(2):
+        target = K + (T1 if lv == 0 else T2)
+        lo, hi = -40.0, 40.0
+        for _ in range(TUNE_STEPS):
+            mid = 0.5 * (lo + hi)
+            tau = 1.0 / (1.0 + math.exp(-mid))
+            lt, l1t = -math.log1p(math.exp(-mid)), -math.log1p(math.exp(mid))
+            tot = 0.0
+            for k in range(ns):
+                tot += sc[k] * min(_envelope_mass(sa[k], sb[k], sl[k], tau, lt, l1t), 1.0)
+                if tot > target:
+                    break
+            if tot > target:
+                lo = mid
+            else:
+                hi = mid
+        out[lv] = 1.0 / (1.0 + math.exp(-hi))
     _set_taus(taus, out[0], out[1])
-
-
-@helper(HOT)
-def _tune_sum(mid, target, ns, sa, sb, sl, sc):
-    """The states' envelope masses at tau = 1 / (1 + exp(-mid)), each capped at 1 and
-    weighted by its items, summed in state order until the sum exceeds ``target``."""
-    tau = 1.0 / (1.0 + math.exp(-mid))
-    lt, l1t = -math.log1p(math.exp(-mid)), -math.log1p(math.exp(mid))
-    tot = 0.0
-    for k in range(ns):
-        tot += sc[k] * _capped_mass(sa[k], sb[k], sl[k], tau, lt, l1t)
-        if tot > target:
-            break
-    return tot
-
-
-@helper(HOT)
-def _capped_mass(a, b, lb, tau, ltau, l1tau):
-    """min(:func:`_envelope_mass`, 1), the same number, without the exponential when the
-    mass's logarithm is at least 0 (its minimum with 1 is 1 then)."""
-    h = 1.0 - tau
-    lam = _lam(a, b, tau)
-    lf = (a - 1.0) * ltau + (b - 1.0) * l1tau - lb
-    if lam > 0.0:
-        lm = math.log(-math.expm1(-lam * h)) - math.log(lam)
-    elif lam < 0.0:
-        mu = -lam
-        lm = mu * h + math.log(-math.expm1(-mu * h)) - math.log(mu)
-    else:
-        lm = math.log(h)
-    x = lf + lm
-    if x >= 0.0:
-        return 1.0
-    return min(math.exp(x), 1.0)
 
 
 @helper(STEP)
