@@ -231,16 +231,10 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
             return ends[1]
 
     def drain(front):
-        from cascading_bandits.verify import registry
-
         done = {}
-        registry._SIM_THREADS[0] = 1  # two processes keep both cores busy (sim_threads)
-        try:
-            with sharing():
-                while (i := take(front)) is not None:
-                    done[i] = _do(jobs[i], examples, seed, budget)
-        finally:
-            registry._SIM_THREADS[0] = None
+        with sharing():
+            while (i := take(front)) is not None:
+                done[i] = _do(jobs[i], examples, seed, budget)
         return done
 
     recv, send = ctx.Pipe(duplex=False)

@@ -75,19 +75,6 @@ def shared(ctx: CheckContext, key: tuple, compute: Callable):
     return _SHARED[full]
 
 
-#: numba threads of the claims' simulations (:func:`sim_threads`); ``verify.run_all``'s two
-#: processes set 1
-_SIM_THREADS = [None]
-
-
-def sim_threads():
-    """Threads for a claim's ``simulate.run_cell``: None (the simulator's default, every core)
-    unless set by ``verify.run_all``'s two processes, which already keep both cores busy.
-    There a thread pool per cell only added work (a future and a hand-over per run, threads
-    competing with the other process); the results do not depend on it (simulate.engine)."""
-    return _SIM_THREADS[0]
-
-
 class sharing:
     """Context manager: the claims run inside share their work (:func:`shared`).
 

@@ -1,5 +1,5 @@
 """How ``verify.run_all`` lays out its work: availability without imports, the numba users'
-place in the job list, the simulations' threads in the two processes."""
+place in the job list."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import sys
 import pytest
 
 from cascading_bandits import verify
-from cascading_bandits.verify import registry
 from cascading_bandits.verify.registry import _module_exists, get_claim
 
 
@@ -50,14 +49,3 @@ def test_numba_claims_exist_and_go_to_the_childs_end():
     todo = [get_claim(i) for i in ("lemma1", "sharp.pathwise", "bound.theorem2", "lemma2")]
     jobs = verify._jobs(todo, with_caveats=False)
     assert [c.id for _, c in jobs] == ["lemma1", "lemma2", "sharp.pathwise", "bound.theorem2"]
-
-
-def test_simulation_threads_default_and_reset():
-    assert registry.sim_threads() is None
-    todo = [get_claim(i) for i in ("lemma1", "lemma2.chord")]
-    import multiprocessing as mp
-
-    if "fork" not in mp.get_all_start_methods():
-        pytest.skip("no fork start method")
-    verify._run_forked(todo, 2, 0, 1.0, with_caveats=False)
-    assert registry.sim_threads() is None  # set to 1 while the jobs ran, then restored
