@@ -126,6 +126,7 @@ IV = SimpleNamespace(
     inf=mpmath.iv.inf,
 )
 
+
 def _kl_float_point(p, q):
     """Bernoulli ``kl(p, q)`` in float64 (bounds.kl's one definition, with math's log)."""
     return _KL_FLOAT(float(p), float(q))

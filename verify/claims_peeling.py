@@ -30,6 +30,7 @@ from cascading_bandits.verify.checks import SlackTracker, certificate_outcome
 from cascading_bandits.verify.registry import claim
 from cascading_bandits.verify.verdict import FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
 
+
 def kl_sym(p, q):
     """Bernoulli KL as a sympy expression (0 < p, q < 1)."""
     import sympy  # imported when used: after run_all forks, not before
