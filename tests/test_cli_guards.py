@@ -162,7 +162,14 @@ def test_verify_estimate_counts_full_and_the_claims():
 
     base = estimate_seconds(50)
     assert estimate_seconds(50, budget=8.0) > 8 * base  # --full: more than 8x (measured 20x)
-    assert estimate_seconds(1) == estimate_seconds(5)  # the fixed cost: 5 examples at least
+    # a fixed cost plus a cost an example: measured (quiet, 2 cores) 7.9, 8.5, 14.2 and 40.8 s
+    # for 1, 50, 200 and 1000 examples; the estimate stays above each, and a guard refusing
+    # over an hour still lets 10,000 examples run (about 6 minutes measured by that rate)
+    for examples, seconds in ((1, 7.9), (50, 8.5), (200, 14.2), (1000, 40.8)):
+        assert seconds < estimate_seconds(examples) < 2.5 * seconds
+    d1 = estimate_seconds(101) - estimate_seconds(100)
+    assert estimate_seconds(1001) - estimate_seconds(1000) == pytest.approx(d1, rel=1e-9)
+    assert estimate_seconds(10_000) < 3600
     one = estimate_seconds(50, claims=[available_claims()[0].id])
     assert one == pytest.approx(base / len(available_claims()), rel=1e-12)
 
