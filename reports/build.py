@@ -517,8 +517,11 @@ class _FiguresBeside:
         try:
             kind, value = self.conn.recv()
         except EOFError:
-            kind, value = "error", RuntimeError(
-                f"the figures' process ended without an answer (exit code {self.proc.exitcode})"
+            kind, value = (
+                "error",
+                RuntimeError(
+                    f"the figures' process ended without an answer (exit code {self.proc.exitcode})"
+                ),
             )
         finally:
             self.conn.close()

@@ -1,4 +1,5 @@
-"""Run keys: ``rng.policy_keys`` / ``users_keys`` equal numpy's SeedSequence children bit for bit."""
+"""Run keys: ``rng.policy_keys`` / ``users_keys`` equal numpy's SeedSequence children, bit for
+bit."""
 
 import numpy as np
 import pytest

@@ -55,8 +55,7 @@ def _plain_cases():
     takes the grouped path on the DBN model in test_grouped_equals_plain_ties (every combo,
     3000 steps) and test_grouped_equals_plain_at_threshold (every policy, 5000 steps)."""
     return [
-        pytest.param(*c, marks=(pytest.mark.slow,) if c[1] == "dbn" else ())
-        for c in KLUCB_COMBOS
+        pytest.param(*c, marks=(pytest.mark.slow,) if c[1] == "dbn" else ()) for c in KLUCB_COMBOS
     ]
 
 

@@ -4,8 +4,9 @@ plain re-statements of what it computes, bit for bit.
 ``_tune`` computes each distinct state's mass once per bisection step; ``_place`` memoises
 each state's masses, rates and buckets and writes each row of ``ix`` once. A faster
 re-choice may not change a number: the thresholds and the bucket order decide which
-random numbers each item gets, so the runs' numbers (golden cells) depend on them. The references below are the definitions, one bisection per level
-and one item at a time, in Python over :func:`_envelope_mass`'s twin.
+random numbers each item gets, so the runs' numbers (golden cells) depend on them. The
+references below are the definitions, one bisection per level and one item at a time, in
+Python over :func:`_envelope_mass`'s twin.
 """
 
 from __future__ import annotations
