@@ -44,7 +44,9 @@ def select_top(idx, K, taken, out):
     the current K-th and is placed after the values equal to it, so among equal values the
     smaller id stays first. ``K`` passes of "the largest item not taken" took 4 L
     comparisons for K = 4 (a run's set-up at L = 65,536 was mostly that). ``taken`` (L,)
-    bool is not used: callers keep their work array.
+    bool is no longer read; the argument stays, with ``step_buffers``' array for it, so that
+    a policy kernel written to the module's template (``select_top(idx, K, taken, sel)``)
+    keeps compiling.
     """
     L = idx.size
     m = K if K < L else L
