@@ -50,22 +50,20 @@ def select_top(idx, K, taken, out):
     """
     L = idx.size
     m = K if K < L else L
-    for e in range(m):
+    thr = 0.0  # the current K-th value, read from e = m on
+    for e in range(L):
         v = idx[e]
-        k = e
+        if e < m:
+            k = e  # filling: the end of the list
+        elif v > thr:
+            k = m - 1  # replaces the K-th
+        else:
+            continue
         while k > 0 and idx[out[k - 1]] < v:
             out[k] = out[k - 1]
             k -= 1
         out[k] = e
-    thr = idx[out[m - 1]]
-    for e in range(m, L):
-        v = idx[e]
-        if v > thr:
-            k = m - 1
-            while k > 0 and idx[out[k - 1]] < v:
-                out[k] = out[k - 1]
-                k -= 1
-            out[k] = e
+        if e >= m - 1:
             thr = idx[out[m - 1]]
 
 
