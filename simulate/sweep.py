@@ -566,6 +566,16 @@ RUN_OVERHEAD = 1e-3 * RATE
 #: so a report's checks need not import verify.
 VERIFY_FIXED_SECONDS = 10.0
 VERIFY_SECONDS_PER_EXAMPLE = 0.06
+
+
+def verify_seconds(examples: int) -> float:
+    """Estimated wall seconds of ``cascading verify --examples N`` over all claims at budget 1
+    (:data:`VERIFY_FIXED_SECONDS` plus :data:`VERIFY_SECONDS_PER_EXAMPLE` an example): the
+    one formula of verify's resource guard and of the report's estimate of its verify section.
+    """
+    return VERIFY_FIXED_SECONDS + VERIFY_SECONDS_PER_EXAMPLE * examples
+
+
 #: recorded regret checkpoints per run (:func:`simulate.experiments.default_checkpoints`)
 _CHECKPOINTS = 151
 

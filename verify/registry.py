@@ -295,21 +295,19 @@ def estimate_seconds(examples: int, budget: float = 1.0, claims=None) -> float:
     """Wall seconds of ``verify.run_all(examples, budget=budget, claims=claims)``, before any
     work (for ``cascading verify``'s resource guard).
 
-    :data:`simulate.sweep.VERIFY_FIXED_SECONDS` plus
-    :data:`simulate.sweep.VERIFY_SECONDS_PER_EXAMPLE` an example for all the available
-    claims at budget 1 (measured: 7 s plus 0.034 s an example, charged 1.5x), times
+    :func:`simulate.sweep.verify_seconds` for all the available claims at budget 1
+    (measured: 7 s plus 0.034 s an example, charged 1.5x), times
     ``budget ** BUDGET_EXPONENT`` (the budget multiplies interval boxes and Monte-Carlo
     sizes; ``--full`` is budget 8), times the share of the claims run.
     """
-    from cascading_bandits.simulate.sweep import VERIFY_FIXED_SECONDS, VERIFY_SECONDS_PER_EXAMPLE
+    from cascading_bandits.simulate.sweep import verify_seconds
 
     examples = V.positive_int("examples", examples)
     budget = V.positive_real("budget", budget)
     share = 1.0
     if claims is not None:
         share = len(set(claims)) / max(1, len(available_claims()))
-    base = VERIFY_FIXED_SECONDS + VERIFY_SECONDS_PER_EXAMPLE * examples
-    return base * max(1.0, budget) ** BUDGET_EXPONENT * share
+    return verify_seconds(examples) * max(1.0, budget) ** BUDGET_EXPONENT * share
 
 
 def any_failed(verdicts) -> bool:

@@ -86,17 +86,12 @@ def _scale(args):
 
 def cost(args):
     """:func:`simulate.sweep.estimate` of every experiment's cells, plus the verify section
-    (:data:`simulate.sweep.VERIFY_FIXED_SECONDS` plus ``VERIFY_SECONDS_PER_EXAMPLE`` an
-    example)."""
+    (:func:`simulate.sweep.verify_seconds`)."""
     import os
 
     from cascading_bandits.reports.cli.common import check_workers
     from cascading_bandits.simulate.experiments import EXPERIMENTS, get_experiment
-    from cascading_bandits.simulate.sweep import (
-        VERIFY_FIXED_SECONDS,
-        VERIFY_SECONDS_PER_EXAMPLE,
-        estimate,
-    )
+    from cascading_bandits.simulate.sweep import estimate, verify_seconds
 
     check_workers(args.workers, args.scheduler)
     if not str(args.out).strip():
@@ -106,7 +101,7 @@ def cost(args):
     need = estimate(specs, workers=args.workers or os.cpu_count() or 1)
     # as verify.registry.estimate_seconds at budget 1 (not imported: verify's claims load
     # in 2 s, and the report runs them in a process of its own)
-    need["seconds"] += VERIFY_FIXED_SECONDS + VERIFY_SECONDS_PER_EXAMPLE * examples
+    need["seconds"] += verify_seconds(examples)
     what = f"this report (--runs {runs} x --horizon {horizon}, --examples {examples}"
     if args.profile:  # profile_grid's cells, one after the other (simulate.counters.estimate)
         import inspect
