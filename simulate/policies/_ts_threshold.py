@@ -126,6 +126,17 @@ IA, IB, IR, IV, IST, IC = 0, 1, 2, 4, 5, 6
 #: REFRESH, its level-2 flag (observed since that level's masses), and log B(a_e, b_e) as
 #: the float64 of columns 6-7 (``fx[e, JLB]``, ``fx`` the (L, 4) float64 view of ``ix``)
 JSEG, JPOS, JUPD, JFLAG, JLB = 0, 2, 4, 5, 3
+#: the memo of a state (S, N) with N < MEMO_N at one threshold, one row of ``memo`` (2, M,
+#: 8) float64 (:func:`_memo_row`): its posterior (a, b), the thresholds' epoch it was
+#: computed at (``taus[EPOCH]``), the log B it was computed with, the Poisson rate and
+#: bucket of its envelope mass, ``lam`` and ``expm1(-lam (1 - tau))`` (what a proposal
+#: needs; nan if not computed). A row is used only if a, b and the epoch (and for the
+#: rate and bucket, log B) are those of the item at hand: the same function of the same
+#: numbers, so the same bits as computing them again
+MA, MB, MEP, MLB, MR, MS, MLAM, ME = 0, 1, 2, 3, 4, 5, 6, 7
+#: ``taus[EPOCH]`` counts the thresholds set (:func:`_set_taus`): memo rows of older ones
+#: are stale
+EPOCH = 6
 
 
 @helper(INNER)
@@ -164,6 +175,39 @@ def _envelope_mass(a, b, lb, tau, ltau, l1tau):
 
 
 @helper(HOT)
+def _envelope_parts(a, b, lb, tau, ltau, l1tau):
+    """(U, lam, expm1(-lam (1 - tau))) with U as :func:`_envelope_mass` computes it (the same
+    operations), the last nan unless lam > 0 (where U's computation has it)."""
+    h = 1.0 - tau
+    lam = _lam(a, b, tau)
+    lf = (a - 1.0) * ltau + (b - 1.0) * l1tau - lb
+    E = math.nan
+    if lam > 0.0:
+        E = math.expm1(-lam * h)
+        lm = math.log(-E) - math.log(lam)
+    elif lam < 0.0:
+        mu = -lam
+        lm = mu * h + math.log(-math.expm1(-mu * h)) - math.log(mu)
+    else:
+        lm = math.log(h)
+    return math.exp(lf + lm), lam, E
+
+
+@helper(HOT)
+def _memo_row(ae, be, a, b):
+    """The memo row of the state of posterior Beta(ae, be) under the prior Beta(a, b), or -1
+    (N >= MEMO_N). The row's tags are checked by its users: the index is only a guess."""
+    s = ae - a
+    n = s + (be - b)
+    if not (0.0 <= s and n < MEMO_N - 0.5):
+        return -1
+    si, ni = int(s + 0.5), int(n + 0.5)
+    if si > ni:
+        return -1
+    return ni * (ni + 1) // 2 + si
+
+
+@helper(HOT)
 def _rate(U):
     """r = -log(1 - U), the Poisson rate of an item of mass U (inf from U = 1 on)."""
     return math.inf if U >= 1.0 else -math.log1p(-U)
@@ -184,16 +228,18 @@ def _bucket(U):
 
 
 @helper(HOT)
-def _propose(a, b, tau, pkey, t, L, ctr):
+def _propose(a, b, tau, lam, E, pkey, t, L, ctr):
     """The envelope's proposal above tau, accepted or not: x > tau with density f(x) dx
-    relative to the envelope's mass, or -1.0 (rejected)."""
+    relative to the envelope's mass, or -1.0 (rejected). ``lam`` is ``_lam(a, b, tau)``,
+    ``E`` ``expm1(-lam (1 - tau))`` or nan (computed here)."""
     h = 1.0 - tau
-    lam = _lam(a, b, tau)
     v = _seq(pkey, t, L, ctr)
     if lam == 0.0:
         s = v * h
     else:
-        s = -math.log1p(v * math.expm1(-lam * h)) / lam
+        if math.isnan(E):
+            E = math.expm1(-lam * h)
+        s = -math.log1p(v * E) / lam
     if not (0.0 < s < h):
         return -1.0
     # accept with exp(lr), lr = (a-1) log1p(x) + (b-1) log1p(-y) + lam s <= 0, x = s/tau,
@@ -251,21 +297,36 @@ def _move(e, s_new, lv, ix, perm, start):
 
 
 @helper(STEP)
-def _update(e, ae, be, lbe, lv, taus, it, ix, perm, start):
-    """Item e's new mass at threshold lv: its rate and bucket there."""
-    u = _envelope_mass(ae, be, lbe, taus[lv], taus[2 + lv], taus[4 + lv])
-    it[e, IR + lv] = _rate(u)
-    _move(e, _bucket(u), lv, ix, perm[lv], start[lv])
+def _update(e, ae, be, lbe, lv, taus, it, ix, perm, start, memo, a, b):
+    """Item e's new mass at threshold lv: its rate and bucket there (from its state's memo
+    row if that row holds this posterior, log B and thresholds; else computed, and the
+    row filled)."""
+    i = _memo_row(ae, be, a, b)
+    ep = taus[EPOCH]
+    if i >= 0:
+        m = memo[lv, i]
+        if m[MEP] == ep and m[MA] == ae and m[MB] == be and m[MLB] == lbe:
+            it[e, IR + lv] = m[MR]
+            _move(e, np.int64(m[MS]), lv, ix, perm[lv], start[lv])
+            return
+    u, lam, E = _envelope_parts(ae, be, lbe, taus[lv], taus[2 + lv], taus[4 + lv])
+    r, sg = _rate(u), _bucket(u)
+    if i >= 0:
+        m = memo[lv, i]
+        m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
+        m[MR], m[MS], m[MLAM], m[ME] = r, sg, lam, E
+    it[e, IR + lv] = r
+    _move(e, sg, lv, ix, perm[lv], start[lv])
 
 
 @helper(STEP)
-def _clean(it, ix, fx, taus, perm, start, dl, ctr):
+def _clean(it, ix, fx, taus, perm, start, dl, ctr, memo, a, b):
     """The level-2 masses of the items observed since the last second-level step (they are
     recomputed only when that level is used: ``dl[:ctr[1]]``, flagged in ``ix[:, JFLAG]``)."""
     for i in range(ctr[1]):
         e = dl[i]
         ix[e, JFLAG] = 0
-        _update(e, it[e, IA], it[e, IB], fx[e, JLB], 1, taus, it, ix, perm, start)
+        _update(e, it[e, IA], it[e, IB], fx[e, JLB], 1, taus, it, ix, perm, start, memo, a, b)
     ctr[1] = 0
 
 
@@ -291,8 +352,9 @@ def _lines(raw, L):
 def _buffers(L):
     """(it (L, 8) the items' records (:data:`IA`...), ix (L, 8) int32 their bookkeeping
     (:data:`JSEG`...), mass (L,) scratch, perm (2, L) int32, start (2, NB + 1) int, res,
-    dl (L,) int). Not initialised but ``start``: each entry is written before it is read
-    (``it`` and ``ix`` by :func:`_state` and :func:`_place`, ``perm`` by the latter,
+    dl (L,) int, the states' memo (:func:`_memo`)). Not initialised but ``start`` and the
+    memo's epochs: each entry is written before it is read (``it`` and ``ix`` by
+    :func:`_state` and :func:`_place`, ``perm`` by the latter,
     ``res`` and ``dl`` from their start each step): memory is paged in where it is
     written, so at L = 65,536 a run's start pays for the two tables only, not for zeros."""
     return (
@@ -303,11 +365,24 @@ def _buffers(L):
         np.zeros(2 * (NB + 1), np.int64).reshape((2, NB + 1)),
         np.empty(L, np.int64),
         np.empty(L, np.int64),
+        _memo(),
     )
 
 
+@helper(INNER)
+def _memo():
+    """The states' memo (:data:`MA`...), every row stale (epoch -1)."""
+    M = MEMO_N * (MEMO_N + 1) // 2
+    memo = np.empty(2 * M * 8).reshape((2, M, 8))  # 1-d allocators only (docs/design.md)
+    for lv in range(2):
+        for i in range(M):
+            memo[lv, i, MEP] = -1.0
+    return memo
+
+
 @helper(STEP)
-def _level(lv, tau, it, perm, start, rb, res, nres, tau_up, pkey, t, L, ctr, stats):
+def _level(lv, tau, it, perm, start, rb, res, nres, tau_up, pkey, t, L, ctr, stats, memo, a, b,
+           ep):  # fmt: skip
     """Draw the items of level lv (threshold tau) that exceed tau, among those not yet
     drawn this step (stamp ``it[e, IST] != t``), each conditioned on not exceeding ``tau_up`` (level
     2; ``tau_up >= 1`` for level 1): heads in full (level 1) or from ``theta | theta <=
@@ -333,7 +408,7 @@ def _level(lv, tau, it, perm, start, rb, res, nres, tau_up, pkey, t, L, ctr, sta
         if it[e, IST] == t:
             continue
         nres = _candidate(e, it[e, ir], tau, tau_up, it, res, nres, pkey, t, L,
-                          ctr, False, stats)  # fmt: skip
+                          ctr, False, stats, memo[lv], a, b, ep)  # fmt: skip
     # buckets 2..NB-1: Poisson points, thinned to r_e = -log(1 - U_e)
     R = 0.0
     for s in range(2, NB):
@@ -374,17 +449,28 @@ def _level(lv, tau, it, perm, start, rb, res, nres, tau_up, pkey, t, L, ctr, sta
         if it[e, IST] == t:
             continue
         nres = _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr,
-                          True, stats)  # fmt: skip
+                          True, stats, memo[lv], a, b, ep)  # fmt: skip
     return nres
 
 
 @helper(HOT)
-def _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr, proposed, stats):
+def _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr, proposed, stats, mlv, a, b,
+               ep):  # fmt: skip
     """Item e's envelope draw above tau (``proposed``: its proposal event, probability
     Ue = 1 - exp(-re), has already happened once); below tau_up by repetition, or from
     ``theta | theta <= tau_up`` after TRIES repetitions. Appends e to ``res`` if its
     sample is known."""
     ae, be = it[e, IA], it[e, IB]
+    # lam and expm1(-lam (1 - tau)) of the proposals: from the state's memo row if it holds
+    # this posterior at these thresholds (filled by the item's updates), else computed
+    lam, E = math.nan, math.nan
+    i = _memo_row(ae, be, a, b)
+    if i >= 0:
+        m = mlv[i]
+        if m[MEP] == ep and m[MA] == ae and m[MB] == be:
+            lam, E = m[MLAM], m[ME]
+    if math.isnan(lam):
+        lam = _lam(ae, be, tau)
     Ue = -1.0  # computed when first needed
     for r in range(TRIES + 1):
         if r == TRIES:
@@ -396,7 +482,7 @@ def _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr, proposed, sta
             if _seq(pkey, t, L, ctr) >= Ue:
                 return nres  # not proposed: at most tau
         stats[6] += 1
-        x = _propose(ae, be, tau, pkey, t, L, ctr)
+        x = _propose(ae, be, tau, lam, E, pkey, t, L, ctr)
         if x < 0.0:
             return nres  # rejected: at most tau
         if x <= tau_up:
@@ -485,14 +571,15 @@ def _tune(K, a, b, S, N, fx, taus):
 
 @helper(STEP)
 def _set_taus(taus, t1, t2):
-    """``taus`` = (tau1, tau2, log tau1, log tau2, log(1 - tau1), log(1 - tau2)), the
-    thresholds clipped to [1e-300, 1 - 2^-52] and tau2 <= tau1."""
+    """``taus`` = (tau1, tau2, log tau1, log tau2, log(1 - tau1), log(1 - tau2), epoch), the
+    thresholds clipped to [1e-300, 1 - 2^-52] and tau2 <= tau1; the epoch counts the calls."""
     lo, hi = 1e-300, 1.0 - 2.0**-52
     t1 = min(max(t1, lo), hi)
     t2 = min(max(t2, lo), t1)
     taus[0], taus[1] = t1, t2
     taus[2], taus[3] = math.log(t1), math.log(t2)
     taus[4], taus[5] = math.log1p(-t1), math.log1p(-t2)
+    taus[EPOCH] += 1.0
 
 
 @helper(INNER)
@@ -552,7 +639,7 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr):
 
 @helper(STEP)
 def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, taken, sel, pkey,
-            ctr, stats, dl):  # fmt: skip
+            ctr, stats, dl, memo):  # fmt: skip
     """Step t's list ``sel[:K]`` (module docstring: two levels, then all L samples).
 
     Returns the path taken: 0 (K samples above tau1), 1 (above tau2), 2 (all L samples
@@ -560,7 +647,8 @@ def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, take
     L = S.size
     ctr[0] = 0
     tau1, tau2 = taus[0], taus[1]
-    nres = _level(0, tau1, it, perm, start, rb, res, 0, 2.0, pkey, t, L, ctr, stats)
+    ep = taus[EPOCH]
+    nres = _level(0, tau1, it, perm, start, rb, res, 0, 2.0, pkey, t, L, ctr, stats, memo, a, b, ep)
     stats[3] += start[0, 1] - start[0, 0]
     stats[4] += nres
     if _count_above(it, res, nres, tau1) >= K:
@@ -568,8 +656,9 @@ def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, take
         return 0
     stats[1] += 1
     n1 = nres
-    _clean(it, ix, fx, taus, perm, start, dl, ctr)
-    nres = _level(1, tau2, it, perm, start, rb, res, nres, tau1, pkey, t, L, ctr, stats)
+    _clean(it, ix, fx, taus, perm, start, dl, ctr, memo, a, b)
+    nres = _level(1, tau2, it, perm, start, rb, res, nres, tau1, pkey, t, L, ctr, stats, memo, a,
+                  b, ep)  # fmt: skip
     stats[4] += nres - n1
     if _count_above(it, res, nres, tau2) >= K:
         _top_res(it, res, nres, K, sel)
@@ -587,7 +676,7 @@ def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, take
 def _state(L, a, b, S, N):
     """The sampler's arrays for posteriors Beta(a + S, b + N - S) (log B exact, computed
     once per state (S, N) with N < MEMO_N: the same function of the same numbers)."""
-    it, ix, mass, perm, start, res, dl = _buffers(L)
+    it, ix, mass, perm, start, res, dl, smemo = _buffers(L)
     fx = ix.view(np.float64)
     memo = np.empty(MEMO_N * (MEMO_N + 1) // 2)
     for i in range(memo.size):
@@ -607,7 +696,7 @@ def _state(L, a, b, S, N):
         it[e, IST], it[e, IC], it[e, IC + 1] = -1.0, -1.0, -1.0
         for j in range(JLB * 2):  # the int columns (log B is columns 6-7)
             ix[e, j] = 0
-    return it, ix, fx, mass, perm, start, res, dl
+    return it, ix, fx, mass, perm, start, res, dl, smemo
 
 
 @numba.njit(**NJIT)
@@ -617,9 +706,9 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     (steps, K) int64; ``stats`` as in :func:`run_threshold`. For the tests: the law of one
     step's list against the plain loop's, each path forced by the thresholds."""
     L = S.size
-    it, ix, fx, mass, perm, start, res, dl = _state(L, a, b, S, N)
+    it, ix, fx, mass, perm, start, res, dl, smemo = _state(L, a, b, S, N)
     rb = _tables()
-    taus = np.empty(6)
+    taus = np.zeros(7)
     _set_taus(taus, tau1, tau2)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
     _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr)
@@ -627,7 +716,7 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     sel = np.zeros(K, np.int64)
     for i in range(steps):
         _select(t0 + i, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, taken,
-                sel, pkey, ctr, stats, dl)  # fmt: skip
+                sel, pkey, ctr, stats, dl, smemo)  # fmt: skip
         for k in range(K):
             out[i, k] = sel[k]
 
@@ -655,9 +744,9 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    it, ix, fx, mass, perm, start, res, dl = _state(L, a, b, S, N)
+    it, ix, fx, mass, perm, start, res, dl, smemo = _state(L, a, b, S, N)
     rb = _tables()
-    taus = np.empty(6)
+    taus = np.zeros(7)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
     retune = True
     since, rescues, above1 = np.int64(0), np.int64(0), np.int64(0)
@@ -671,7 +760,7 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
             stats[0] += 1
         r0 = stats[4]
         path = _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, taken,
-                       sel, pkey, ctr, stats, dl)  # fmt: skip
+                       sel, pkey, ctr, stats, dl, smemo)  # fmt: skip
         since += 1
         above1 += stats[4] - r0  # samples known: those above tau1 and the heads' (level 1)
         if path > 0:
@@ -692,7 +781,7 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
             else:
                 fx[e, JLB] += math.log((be - 1.0) / (ae + be - 1.0))
             it[e, IA], it[e, IB] = ae, be
-            _update(e, ae, be, fx[e, JLB], 0, taus, it, ix, perm, start)
+            _update(e, ae, be, fx[e, JLB], 0, taus, it, ix, perm, start, smemo, a, b)
             if ix[e, JFLAG] == 0:  # level 2: when next used
                 ix[e, JFLAG] = 1
                 dl[ctr[1]] = e
