@@ -66,7 +66,7 @@ from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
 from cascading_bandits.simulate.policies._klucb_select import PAD, _ends
 from cascading_bandits.simulate.policies.kernel import HOT, INNER, helper, zeros_f
 
-__all__ = ["states_new", "states_grow", "states_move", "states_top"]
+__all__ = ["states_new", "states_grow", "states_move", "states_top", "states_pick"]
 
 # fields of sinfo
 _S, _N, _CNT, _UBT, _BT, _EX, _HINT, _POS, _CUR, _TOP, _OUT, _RF = range(12)
@@ -559,3 +559,124 @@ def states_top(
             out[k] = e
             k += 1
             sinfo[cur[b], _CUR] = _advance(cur[b], e, sinfo, bits)
+
+
+@helper(HOT)
+def states_pick(
+    t, th, t_ep, th_ep, inc, ninc, above, nab, shown, islot, sinfo, sval, bits, perm, pub, meta,
+    cand, cur,
+):  # fmt: skip
+    """(a, b): the item of largest KL-UCB index and the one of largest index not ``shown``
+    (ties to the smaller id), ``shown`` holding exactly the items ``above[:nab]``.
+
+    Bandit k of ranked-klucb: its pick and the item it shows, the first item not shown
+    above in :func:`states_top`'s list of its ``nab + 1`` best, without that list: tau is
+    the largest lower end among the candidate states that hold an item not shown (at
+    least the (nab + 1)-th largest lower end, with multiplicity, states_top's, as at
+    most nab of those are shown), and the states are taken by decreasing index, their
+    ids in increasing order (merged across states of bit-identical index), until an item
+    not shown comes out. No list of lower ends to keep sorted, fewer candidates, and
+    usually one item emitted. Candidates, brackets, upper bounds and settling are
+    states_top's; ``inc[:ninc]`` are the incumbents, ``cand`` and ``cur`` work arrays of
+    at least the number of alive states.
+    """
+    if meta[1] != t_ep:  # a new epoch: every bound is to be computed again
+        for i in range(meta[0]):
+            pub[i] = np.inf
+        meta[1] = t_ep
+    tau = -np.inf
+    nc = np.int64(0)  # not a literal: callees compile once
+    for i in range(ninc + meta[0]):  # the incumbents' states, then every alive state
+        if i >= ninc and pub[i - ninc] < tau:  # pub: this epoch's bound (or inf)
+            continue
+        sl = islot[inc[i]] if i < ninc else perm[i - ninc]
+        if sinfo[sl, _BT] == t:
+            continue
+        if i >= ninc:
+            if sinfo[sl, _UBT] != t_ep:
+                r = _bracket_state(sl, th_ep, sinfo, sval)
+                sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round above
+                sinfo[sl, _UBT] = t_ep
+                pub[i - ninc] = sval[sl, _UB]
+            if sval[sl, _UB] < tau:
+                continue
+        # a candidate: bracket its index, list it; its lower end is tau's if it is above
+        # and the state holds an item not shown
+        r = _bracket_state(sl, th, sinfo, sval)
+        sval[sl, _LO] = r[0]
+        sval[sl, _HI] = r[1]
+        sinfo[sl, _EX] = 1 if r[2] else 0
+        sinfo[sl, _BT] = t
+        cand[nc] = sl
+        nc += 1
+        if r[0] > tau:
+            c = sinfo[sl, _CNT]
+            for j in range(nab):
+                if islot[above[j]] == sl:
+                    c -= 1
+            if c > 0:
+                tau = r[0]
+    nk = 0
+    for i in range(nc):
+        sl = cand[i]
+        if sval[sl, _HI] >= tau:
+            cand[nk] = sl
+            nk += 1
+    pick = np.int64(-1)
+    while nk > 0:
+        ia = 0  # the kept candidate of highest upper end
+        for i in range(1, nk):
+            if sval[cand[i], _HI] > sval[cand[ia], _HI]:
+                ia = i
+        a = cand[ia]
+        g = 0  # the states whose items come next: cur[:g]
+        if sinfo[a, _EX] == 0:
+            lo = sval[a, _LO]
+            clash = False
+            for i in range(nk):
+                if i != ia and sval[cand[i], _HI] >= lo:
+                    clash = True
+                    break
+            if clash:
+                _settle(a, t, th, sinfo, sval)
+                continue
+            cur[0] = a  # above every other state
+            g = 1
+            nk -= 1
+            cand[ia] = cand[nk]
+        else:
+            v = sval[a, _HI]  # exact; every other index is <= v: settle those that may be v
+            for i in range(nk):
+                c = cand[i]
+                if i != ia and sval[c, _HI] >= v and sinfo[c, _EX] == 0:
+                    _settle(c, t, th, sinfo, sval)
+                    if sinfo[c, _EX] == 0 and sval[c, _HI] >= v:
+                        _exact(c, th, sinfo, sval)
+            i = 0  # the states of index exactly v (a among them): ids merged, increasing
+            while i < nk:
+                c = cand[i]
+                if sinfo[c, _EX] == 1 and sval[c, _HI] == v:
+                    cur[g] = c
+                    g += 1
+                    nk -= 1
+                    cand[i] = cand[nk]
+                else:
+                    i += 1
+        for x in range(g):
+            sinfo[cur[x], _CUR] = _first(cur[x], sinfo, bits)
+            sinfo[cur[x], _OUT] = 0
+        while True:
+            b = -1
+            for x in range(g):
+                e = sinfo[cur[x], _CUR]
+                if e >= 0 and (b < 0 or e < sinfo[cur[b], _CUR]):
+                    b = x
+            if b < 0:
+                break
+            e = sinfo[cur[b], _CUR]
+            if pick < 0:
+                pick = e
+            if not shown[e]:
+                return pick, e
+            sinfo[cur[b], _CUR] = _advance(cur[b], e, sinfo, bits)
+    return pick, pick  # not reached: tau's state, kept, holds an item not shown

@@ -46,7 +46,7 @@ from cascading_bandits.simulate.policies._klucb_states import (
     states_grow,
     states_move,
     states_new,
-    states_top,
+    states_pick,
 )
 from cascading_bandits.simulate.policies.kernel import (
     HOT,
@@ -103,13 +103,13 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attra
 # kernel (which has numba's runtime) counts references, and 15 views per bandit a step were
 # most of a ranked-klucb step at L = 2048.
 @helper(HOT)
-def _top_k(k, t, th, t_ep, th_ep, incr, islot, sinfo, sval, bits, perm, pub, meta, tops, cand,
-           cur, out):  # fmt: skip
-    """Bandit k's k + 1 best items into ``out`` (states_top on its table; incumbents
-    ``incr[:k + 2]``)."""
-    states_top(
-        t, th, t_ep, th_ep, incr, k + 2, k + 1, islot[k], sinfo[k], sval[k], bits[k], perm[k],
-        pub[k], meta[k], tops, cand, cur, out,
+def _pick_k(k, t, th, t_ep, th_ep, incr, lst, shown, islot, sinfo, sval, bits, perm, pub, meta,
+            cand, cur):  # fmt: skip
+    """Bandit k's (pick, shown item): states_pick on its table, the items ``lst[:k]`` shown
+    above; incumbents ``incr[:k + 2]``."""
+    return states_pick(
+        t, th, t_ep, th_ep, incr, k + 2, lst, k, shown, islot[k], sinfo[k], sval[k], bits[k],
+        perm[k], pub[k], meta[k], cand, cur,
     )  # fmt: skip
 
 
@@ -177,9 +177,9 @@ def _bracketed_buffers(K, L):
 
 @helper(INNER)
 def _grouped_buffers(K, L):
-    """(ubt (1, 1) int: a dummy, tops (K,) float, cand (L,) int, cur (L,) int)."""
+    """(ubt (1, 1) int: a dummy, cand (L,) int, cur (L,) int)."""
     ubt = np.zeros(1, np.int64).reshape((1, 1))
-    return ubt, np.empty(K), np.zeros(L, np.int64), np.zeros(L, np.int64)
+    return ubt, np.zeros(L, np.int64), np.zeros(L, np.int64)
 
 
 @numba.njit(inline="always", **NJIT)
@@ -253,7 +253,7 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
     model, attract, satisfy, gamma, K, n, _, fstar, checkpoints, _ = env
     L = attract.size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    ubt, tops, cand, cur = _grouped_buffers(K, L)  # ubt unused: the bounds are the tables'
+    ubt, cand, cur = _grouped_buffers(K, L)  # ubt unused: the bounds are the tables'
     sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(S, N)
     t_ep = np.int64(0)
     th_ep = 0.0
@@ -267,14 +267,11 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
             for i in range(k + 1):
                 incr[i] = lst[i]
             incr[k + 1] = chosen[k]
-            _top_k(k, t, th, t_ep, th_ep, incr, islot, sinfo, sval, bits, perm, pub, meta, tops,
-                   cand, cur, order_k)  # fmt: skip
-            chosen[k] = order_k[0]
-            for i in range(k + 1):
-                if not shown[order_k[i]]:
-                    lst[k] = order_k[i]
-                    break
-            shown[lst[k]] = True
+            a, b = _pick_k(k, t, th, t_ep, th_ep, incr, lst, shown, islot, sinfo, sval, bits,
+                           perm, pub, meta, cand, cur)  # fmt: skip
+            chosen[k] = a
+            lst[k] = b  # duplicates: bandit k's best item not shown above
+            shown[b] = True
         cum, j = _feedback(
             t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attract, satisfy, gamma,
             fstar, checkpoints, ukey, scratch, trace, regret_out, rba, False,
