@@ -67,7 +67,19 @@ def test_klucb_special_cases():
     assert klucb_index(0.0, 4.0, 2.0) == pytest.approx(-math.expm1(-0.5), rel=1e-15)
 
 
-@settings(max_examples=400, deadline=None)
+# The two mpmath comparisons below cost about 25 ms an example (50- and 30-digit roots):
+# the default run draws a fifth of the examples, the slow tier (``pytest -m slow``) the
+# full count through the same check.
+
+
+def _check_klucb_within_1e12_of_mpmath(mean, count, threshold):
+    got = klucb_index(mean, count, threshold)
+    ref = klucb_index_mp(mean, count, threshold, dps=50)
+    assert abs(mpmath.mpf(got) - ref) <= 1e-12
+    assert mean <= got <= 1.0
+
+
+@settings(max_examples=80, deadline=None)
 @given(probs, counts, thresholds)
 @example(0.0, 1.0, 1e4)
 @example(1e-300, 1e12, 1e-300)
@@ -76,21 +88,36 @@ def test_klucb_special_cases():
 @example(0.9999, 1.0, 5.0)
 @example(1.4140547372146673e-245, 70896345069.48798, 8.055841881291215e-07)
 def test_klucb_within_1e12_of_mpmath(mean, count, threshold):
-    got = klucb_index(mean, count, threshold)
-    ref = klucb_index_mp(mean, count, threshold, dps=50)
-    assert abs(mpmath.mpf(got) - ref) <= 1e-12
-    assert mean <= got <= 1.0
+    _check_klucb_within_1e12_of_mpmath(mean, count, threshold)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.floats(0.0, 0.999), counts, st.floats(1e-3, 1e4))
-def test_klucb_solves_the_equation(mean, count, threshold):
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None)
+@given(probs, counts, thresholds)
+def test_klucb_within_1e12_of_mpmath_many(mean, count, threshold):
+    _check_klucb_within_1e12_of_mpmath(mean, count, threshold)
+
+
+def _check_klucb_solves_the_equation(mean, count, threshold):
     u = klucb_index(mean, count, threshold)
     if u < 1.0 - 1e-9:
         # count * kl(mean, U) = threshold at the root; compare in the q-direction
         lo = klucb_index_mp(mean, count, threshold * (1 - 1e-9), dps=30)
         hi = klucb_index_mp(mean, count, threshold * (1 + 1e-9), dps=30)
         assert lo - 1e-13 <= u <= hi + 1e-13
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.0, 0.999), counts, st.floats(1e-3, 1e4))
+def test_klucb_solves_the_equation(mean, count, threshold):
+    _check_klucb_solves_the_equation(mean, count, threshold)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(st.floats(0.0, 0.999), counts, st.floats(1e-3, 1e4))
+def test_klucb_solves_the_equation_many(mean, count, threshold):
+    _check_klucb_solves_the_equation(mean, count, threshold)
 
 
 @settings(max_examples=200, deadline=None)
