@@ -381,13 +381,13 @@ def _memo():
 
 
 @helper(STEP)
-def _level(lv, tau, it, perm, start, rb, res, nres, tau_up, pkey, t, L, ctr, stats, memo, a, b,
-           ep):  # fmt: skip
+def _level(lv, tau, it, perm, start, rb, wb, res, nres, tau_up, pkey, t, L, ctr, stats, memo, a,
+           b, ep):  # fmt: skip
     """Draw the items of level lv (threshold tau) that exceed tau, among those not yet
     drawn this step (stamp ``it[e, IST] != t``), each conditioned on not exceeding ``tau_up`` (level
     2; ``tau_up >= 1`` for level 1): heads in full (level 1) or from ``theta | theta <=
     tau_up`` (level 2); bucket items through the envelope, redrawn while above tau_up.
-    Appends to ``res``; returns the new ``nres``."""
+    Appends to ``res``; returns the new ``nres``. ``wb`` (NB,) scratch."""
     pm, st, ir, ic = perm[lv], start[lv], IR + lv, IC + lv
     for i in range(st[0], st[1]):  # heads
         e = pm[i]
@@ -410,9 +410,12 @@ def _level(lv, tau, it, perm, start, rb, res, nres, tau_up, pkey, t, L, ctr, sta
         nres = _candidate(e, it[e, ir], tau, tau_up, it, res, nres, pkey, t, L,
                           ctr, False, stats, memo[lv], a, b, ep)  # fmt: skip
     # buckets 2..NB-1: Poisson points, thinned to r_e = -log(1 - U_e)
+    # the buckets' rates, kept in wb for the points' scan (the same products, once a step)
     R = 0.0
     for s in range(2, NB):
-        R += (st[s + 1] - st[s]) * rb[s]
+        w = (st[s + 1] - st[s]) * rb[s]
+        wb[s] = w
+        R += w
     if R <= 0.0:
         return nres
     # the number of points, Poisson(R) by inversion (R is about twice the expected
@@ -430,7 +433,7 @@ def _level(lv, tau, it, perm, start, rb, res, nres, tau_up, pkey, t, L, ctr, sta
         x = _seq(pkey, t, L, ctr) * R
         s = 2
         while s < NB - 1:
-            w = (st[s + 1] - st[s]) * rb[s]
+            w = wb[s]
             if x < w:
                 break
             x -= w
@@ -638,8 +641,8 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr):
 
 
 @helper(STEP)
-def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, taken, sel, pkey,
-            ctr, stats, dl, memo):  # fmt: skip
+def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, wb, res, taus, taken, sel,
+            pkey, ctr, stats, dl, memo):  # fmt: skip
     """Step t's list ``sel[:K]`` (module docstring: two levels, then all L samples).
 
     Returns the path taken: 0 (K samples above tau1), 1 (above tau2), 2 (all L samples
@@ -648,7 +651,8 @@ def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, take
     ctr[0] = 0
     tau1, tau2 = taus[0], taus[1]
     ep = taus[EPOCH]
-    nres = _level(0, tau1, it, perm, start, rb, res, 0, 2.0, pkey, t, L, ctr, stats, memo, a, b, ep)
+    nres = _level(0, tau1, it, perm, start, rb, wb, res, 0, 2.0, pkey, t, L, ctr, stats, memo, a, b,
+                  ep)  # fmt: skip
     stats[3] += start[0, 1] - start[0, 0]
     stats[4] += nres
     if _count_above(it, res, nres, tau1) >= K:
@@ -657,8 +661,8 @@ def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, take
     stats[1] += 1
     n1 = nres
     _clean(it, ix, fx, taus, perm, start, dl, ctr, memo, a, b)
-    nres = _level(1, tau2, it, perm, start, rb, res, nres, tau1, pkey, t, L, ctr, stats, memo, a,
-                  b, ep)  # fmt: skip
+    nres = _level(1, tau2, it, perm, start, rb, wb, res, nres, tau1, pkey, t, L, ctr, stats, memo,
+                  a, b, ep)  # fmt: skip
     stats[4] += nres - n1
     if _count_above(it, res, nres, tau2) >= K:
         _top_res(it, res, nres, K, sel)
@@ -708,6 +712,7 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     L = S.size
     it, ix, fx, mass, perm, start, res, dl, smemo = _state(L, a, b, S, N)
     rb = _tables()
+    wb = np.empty(NB)
     taus = np.zeros(7)
     _set_taus(taus, tau1, tau2)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
@@ -715,7 +720,7 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     taken = np.empty(L, np.bool_)
     sel = np.zeros(K, np.int64)
     for i in range(steps):
-        _select(t0 + i, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, taken,
+        _select(t0 + i, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, wb, res, taus, taken,
                 sel, pkey, ctr, stats, dl, smemo)  # fmt: skip
         for k in range(K):
             out[i, k] = sel[k]
@@ -746,8 +751,14 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     idx, taken, sel, lst, clicks, scratch = st
     it, ix, fx, mass, perm, start, res, dl, smemo = _state(L, a, b, S, N)
     rb = _tables()
+    wb = np.empty(NB)
     taus = np.zeros(7)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
+    # log(a / (a + b)) and log(b / (a + b)) of the posteriors Beta(a, b) of the states with
+    # N < MEMO_N (log B's updates), computed once per state and run: the same numbers
+    lgm = np.empty(MEMO_N * (MEMO_N + 1))
+    for i in range(lgm.size):
+        lgm[i] = math.nan
     retune = True
     since, rescues, above1 = np.int64(0), np.int64(0), np.int64(0)
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
@@ -759,8 +770,8 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
             since, rescues, above1 = 0, 0, 0
             stats[0] += 1
         r0 = stats[4]
-        path = _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, res, taus, taken,
-                       sel, pkey, ctr, stats, dl, smemo)  # fmt: skip
+        path = _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, wb, res, taus,
+                       taken, sel, pkey, ctr, stats, dl, smemo)  # fmt: skip
         since += 1
         above1 += stats[4] - r0  # samples known: those above tau1 and the heads' (level 1)
         if path > 0:
@@ -776,10 +787,19 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
             ix[e, JUPD] = u
             if u == 0:
                 fx[e, JLB] = _lbeta(ae, be)
-            elif k == last:  # the click: a - 1 -> a
-                fx[e, JLB] += math.log((ae - 1.0) / (ae + be - 1.0))
             else:
-                fx[e, JLB] += math.log((be - 1.0) / (ae + be - 1.0))
+                n_e = N[e]
+                i = 2 * (n_e * (n_e + 1) // 2 + S[e]) + (0 if k == last else 1)
+                if n_e >= MEMO_N or math.isnan(lgm[i]):
+                    if k == last:  # the click: a - 1 -> a
+                        lg = math.log((ae - 1.0) / (ae + be - 1.0))
+                    else:
+                        lg = math.log((be - 1.0) / (ae + be - 1.0))
+                    if n_e < MEMO_N:
+                        lgm[i] = lg
+                else:
+                    lg = lgm[i]
+                fx[e, JLB] += lg
             it[e, IA], it[e, IB] = ae, be
             _update(e, ae, be, fx[e, JLB], 0, taus, it, ix, perm, start, smemo, a, b)
             if ix[e, JFLAG] == 0:  # level 2: when next used
