@@ -563,7 +563,7 @@ def states_top(
 
 @helper(HOT)
 def states_pick(
-    t, th, t_ep, th_ep, inc, ninc, above, nab, shown, islot, sinfo, sval, bits, perm, pub, meta,
+    t, th, t_ep, th_ep, i0, i1, above, nab, shown, islot, sinfo, sval, bits, perm, pub, meta,
     cand, cur,
 ):  # fmt: skip
     """(a, b): the item of largest KL-UCB index and the one of largest index not ``shown``
@@ -577,45 +577,67 @@ def states_pick(
     ids in increasing order (merged across states of bit-identical index), until an item
     not shown comes out. No list of lower ends to keep sorted, fewer candidates, and
     usually one item emitted. Candidates, brackets, upper bounds and settling are
-    states_top's; ``inc[:ninc]`` are the incumbents, ``cand`` and ``cur`` work arrays of
-    at least the number of alive states.
+    states_top's; the incumbents are the states of items ``i0`` and ``i1`` (the bandit's
+    previous shown item and pick), ``cand`` and ``cur`` work arrays of at least the
+    number of alive states. The alive states are scanned four at a time: a block whose
+    largest bound (``pub``) is below tau is skipped on four loads and three maxima (tau
+    only grows during the scan, so a state skipped stays below it).
     """
     if meta[1] != t_ep:  # a new epoch: every bound is to be computed again
         for i in range(meta[0]):
             pub[i] = np.inf
         meta[1] = t_ep
+    na = meta[0]
     tau = -np.inf
     nc = np.int64(0)  # not a literal: callees compile once
-    for i in range(ninc + meta[0]):  # the incumbents' states, then every alive state
-        if i >= ninc and pub[i - ninc] < tau:  # pub: this epoch's bound (or inf)
-            continue
-        sl = islot[inc[i]] if i < ninc else perm[i - ninc]
-        if sinfo[sl, _BT] == t:
-            continue
-        if i >= ninc:
-            if sinfo[sl, _UBT] != t_ep:
-                r = _bracket_state(sl, th_ep, sinfo, sval)
-                sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round above
-                sinfo[sl, _UBT] = t_ep
-                pub[i - ninc] = sval[sl, _UB]
-            if sval[sl, _UB] < tau:
+    i = np.int64(-2)  # -2, -1: the incumbents' states; 0 .. na - 1: the alive states
+    while i < na:
+        end = i + 1
+        if i >= 0 and i + 4 <= na:
+            end = i + 4
+            x = pub[i]  # the block's largest bound (no NaN: brackets of finite states)
+            y = pub[i + 1]
+            x = x if x > y else y
+            y = pub[i + 2]
+            x = x if x > y else y
+            y = pub[i + 3]
+            x = x if x > y else y
+            if x < tau:
+                i = end
                 continue
-        # a candidate: bracket its index, list it; its lower end is tau's if it is above
-        # and the state holds an item not shown
-        r = _bracket_state(sl, th, sinfo, sval)
-        sval[sl, _LO] = r[0]
-        sval[sl, _HI] = r[1]
-        sinfo[sl, _EX] = 1 if r[2] else 0
-        sinfo[sl, _BT] = t
-        cand[nc] = sl
-        nc += 1
-        if r[0] > tau:
-            c = sinfo[sl, _CNT]
-            for j in range(nab):
-                if islot[above[j]] == sl:
-                    c -= 1
-            if c > 0:
-                tau = r[0]
+        start = i
+        i = end
+        for q in range(start, end):
+            if q >= 0 and pub[q] < tau:  # pub: this epoch's bound (or inf)
+                continue
+            sl = perm[q] if q >= 0 else islot[i0 if q == -2 else i1]
+            if sinfo[sl, _BT] == t:
+                continue
+            if q >= 0:
+                if sinfo[sl, _UBT] != t_ep:
+                    r = _bracket_state(sl, th_ep, sinfo, sval)
+                    sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round
+                    sinfo[sl, _UBT] = t_ep
+                    pub[q] = sval[sl, _UB]
+                if sval[sl, _UB] < tau:
+                    continue
+            # a candidate: bracket its index, list it; its lower end is tau's if it is
+            # above and the state holds an item not shown (surely if it has more than nab)
+            r = _bracket_state(sl, th, sinfo, sval)
+            sval[sl, _LO] = r[0]
+            sval[sl, _HI] = r[1]
+            sinfo[sl, _EX] = 1 if r[2] else 0
+            sinfo[sl, _BT] = t
+            cand[nc] = sl
+            nc += 1
+            if r[0] > tau:
+                c = sinfo[sl, _CNT]
+                if c <= nab:
+                    for j in range(nab):
+                        if islot[above[j]] == sl:
+                            c -= 1
+                if c > 0:
+                    tau = r[0]
     nk = 0
     for i in range(nc):
         sl = cand[i]

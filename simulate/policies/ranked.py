@@ -103,13 +103,13 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attra
 # kernel (which has numba's runtime) counts references, and 15 views per bandit a step were
 # most of a ranked-klucb step at L = 2048.
 @helper(HOT)
-def _pick_k(k, t, th, t_ep, th_ep, incr, lst, shown, islot, sinfo, sval, bits, perm, pub, meta,
-            cand, cur):  # fmt: skip
+def _pick_k(k, t, th, t_ep, th_ep, chosen, lst, shown, islot, sinfo, sval, bits, perm, pub,
+            meta, cand, cur):  # fmt: skip
     """Bandit k's (pick, shown item): states_pick on its table, the items ``lst[:k]`` shown
-    above; incumbents ``incr[:k + 2]``."""
+    above; incumbents: its previous shown item ``lst[k]`` and pick ``chosen[k]``."""
     return states_pick(
-        t, th, t_ep, th_ep, incr, k + 2, lst, k, shown, islot[k], sinfo[k], sval[k], bits[k],
-        perm[k], pub[k], meta[k], cand, cur,
+        t, th, t_ep, th_ep, lst[k], chosen[k], lst, k, shown, islot[k], sinfo[k], sval[k],
+        bits[k], perm[k], pub[k], meta[k], cand, cur,
     )  # fmt: skip
 
 
@@ -262,12 +262,7 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
         for k in range(K):
-            # bandit k needs at most its k + 1 best items (k are shown above); incumbents:
-            # the items above, this bandit's previous item and pick
-            for i in range(k + 1):
-                incr[i] = lst[i]
-            incr[k + 1] = chosen[k]
-            a, b = _pick_k(k, t, th, t_ep, th_ep, incr, lst, shown, islot, sinfo, sval, bits,
+            a, b = _pick_k(k, t, th, t_ep, th_ep, chosen, lst, shown, islot, sinfo, sval, bits,
                            perm, pub, meta, cand, cur)  # fmt: skip
             chosen[k] = a
             lst[k] = b  # duplicates: bandit k's best item not shown above

@@ -44,7 +44,6 @@ def test_pick_is_the_definition(L_, nmax, seed):
     tab = list(states_new(S, N))
     cand, cur = np.zeros(L_, np.int64), np.zeros(L_, np.int64)
     shown = np.zeros(L_, np.bool_)
-    inc = np.zeros(8, np.int64)
     t_ep, th_ep = 0, 0.0
     prev = np.zeros((B, 2), np.int64)
     checked_dup = 0
@@ -67,13 +66,10 @@ def test_pick_is_the_definition(L_, nmax, seed):
             nab = above.size
             shown[:] = False
             shown[above] = True
-            # incumbents: the items above, this table's previous pick and shown item
-            ninc = nab + 2
-            inc[:nab] = above
-            inc[nab : nab + 2] = prev[b]
-            got = states_pick(t, th, t_ep, th_ep, inc, ninc, above, nab, shown, islot[b],
-                              sinfo[b], sval[b], bits[b], perm[b], pub[b], meta[b], cand,
-                              cur)  # fmt: skip
+            # incumbents: this table's previous shown item and pick
+            got = states_pick(t, th, t_ep, th_ep, prev[b, 1], prev[b, 0], above, nab, shown,
+                              islot[b], sinfo[b], sval[b], bits[b], perm[b], pub[b], meta[b],
+                              cand, cur)  # fmt: skip
             exp = _definition(S[b], N[b], th, shown)
             assert tuple(int(x) for x in got) == exp, (t, b, above.tolist())
             checked_dup += exp[0] != exp[1]
