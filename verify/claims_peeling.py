@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 
 import mpmath
+from mpmath.libmp import mpf_add, mpf_rdiv_int
 
 from cascading_bandits.bounds.peeling import (
     lemma2_lhs,
@@ -27,6 +28,7 @@ from cascading_bandits.bounds.peeling import (
 )
 from cascading_bandits.verify import strategies as S
 from cascading_bandits.verify.checks import SlackTracker, certificate_outcome
+from cascading_bandits.verify.rawmp import kl_mpf
 from cascading_bandits.verify.registry import claim
 from cascading_bandits.verify.verdict import FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
 
@@ -208,10 +210,16 @@ def _chord_integral(p, dK, d1):
         p, dK, d1 = mpmath.mpf(p), mpmath.mpf(dK), mpmath.mpf(d1)
         # bounds.kl's unchecked core (the arithmetic of kl_mp, same values): the quadrature
         # nodes lie inside [Delta_K, Delta_1], so p + x stays in (p, 1) and the checks and
-        # conversions of kl_mp, most of a 50-digit evaluation's cost, are not needed
-        from cascading_bandits.bounds.kl import _kl_py_mp
+        # conversions of kl_mp, most of a 50-digit evaluation's cost, are not needed; and
+        # that arithmetic on mpmath's raw numbers (verify.rawmp: the same operations, the
+        # same bits, 2.5x faster), at the working precision quad sets (50 digits + 20 bits)
+        mp, pr = mpmath.mp, p._mpf_
 
-        f = lambda x: 1 / _kl_py_mp(p, p + x)  # noqa: E731
+        def f(x):
+            prec = mp.prec
+            k = kl_mpf(pr, mpf_add(pr, x._mpf_, prec, "n"), prec)
+            return mp.make_mpf(mpf_rdiv_int(1, k, prec, "n"))  # 1 / kl, as mpf.__rdiv__
+
         val, err = mpmath.quad(f, [dK, (dK + d1) / 2, d1], error=True, maxdegree=10)
         bound = dK / _kl_mp(p, p + dK) * mpmath.log(d1 / dK)
         return val, err, bound
