@@ -65,7 +65,7 @@ def _reference_taus(K, a, b, S, N, fx):
             else:
                 hi = mid
         out.append(1.0 / (1.0 + math.exp(-hi)))
-    taus = np.empty(6)
+    taus = np.zeros(7)  # the thresholds, their logs and the epoch (ts.EPOCH)
     _set_taus(taus, out[0], out[1])
     return taus
 
@@ -79,7 +79,7 @@ def test_tune_gives_the_two_bisections_thresholds(L, scale, K, prior):
     a, b = prior
     S, N = _posteriors(L, scale, seed=L + K)
     it, ix, fx, *_ = _state(L, a, b, S, N)
-    taus = np.empty(6)
+    taus = np.zeros(7)  # the thresholds, their logs and the epoch (ts.EPOCH)
     _tune(K, a, b, S, N, fx, taus)
     assert taus.tobytes() == _reference_taus(K, a, b, S, N, fx).tobytes()
 
@@ -87,8 +87,8 @@ def test_tune_gives_the_two_bisections_thresholds(L, scale, K, prior):
 def test_place_gives_each_items_own_masses_and_the_id_order():
     L, K, a, b = 1500, 4, 1.0, 1.0
     S, N = _posteriors(L, 15, seed=7)
-    it, ix, fx, mass, perm, start, res, dl = _state(L, a, b, S, N)
-    taus = np.empty(6)
+    it, ix, fx, mass, perm, start, res, dl, memo = _state(L, a, b, S, N)
+    taus = np.zeros(7)  # the thresholds, their logs and the epoch (ts.EPOCH)
     _tune(K, a, b, S, N, fx, taus)
     ctr = np.zeros(2, np.int64)
     _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr)
