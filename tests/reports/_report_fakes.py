@@ -122,3 +122,15 @@ def patch_section_figures(mp):
     mp.setattr(misspec, "plot_curves", _small_figure)
     mp.setattr(worstcase, "plot_worstcase", _small_figure)
     mp.setattr(section_sharper, "sharper_figure", _small_figure)
+
+
+def fake_simulation(mp, run):
+    """Make the report builder read ``run(s)`` (``s`` its Settings) instead of simulating, on
+    the MonkeyPatch ``mp``: ``build.run_experiments`` returns it whatever else the builder
+    passes (the sweep's executor), and no sweep workers are started beforehand
+    (``build.start_pool``, where the builder has one), as no cell is simulated."""
+    from cascading_bandits.reports import build as B
+
+    mp.setattr(B, "run_experiments", lambda s, *args, **kwargs: run(s))
+    if hasattr(B, "start_pool"):
+        mp.setattr(B, "start_pool", lambda s: None)

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from _report_fakes import dbn_results, make_result, table_results
+from _report_fakes import dbn_results, fake_simulation, make_result, table_results
 
 from cascading_bandits.reports import build as B
 from cascading_bandits.reports import tables as T
@@ -44,7 +44,7 @@ def fake_run(monkeypatch):
         s.timings["simulate:fake"] = 0.0
         return fakes
 
-    monkeypatch.setattr(B, "run_experiments", run_experiments)
+    fake_simulation(monkeypatch, run_experiments)
     monkeypatch.setattr(
         B, "run_verify", lambda s, pending=None: {"available": False, "reason": "test"}
     )
@@ -193,7 +193,7 @@ def test_a_failed_report_stops_its_verify_process(tmp_path, monkeypatch, small_s
 
     real_start = B.start_verify
     monkeypatch.setattr(B, "start_verify", start)
-    monkeypatch.setattr(B, "run_experiments", refuse)
+    fake_simulation(monkeypatch, refuse)
     with pytest.raises(ValueError, match="another scale"):
         B.build_report(tmp_path / "r", quick=True, workers=2, progress=False)
     assert len(started) == 1 and not started[0].running()

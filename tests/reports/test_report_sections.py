@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _report_fakes import dbn_results, patch_section_figures, table_results
+from _report_fakes import dbn_results, fake_simulation, patch_section_figures, table_results
 
 from cascading_bandits.reports import build as B
 from cascading_bandits.reports import tables as T
@@ -161,7 +161,7 @@ def fake_report(tmp_path_factory):
         return fakes
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(B, "run_experiments", run_experiments)
+        fake_simulation(mp, run_experiments)
         mp.setattr(B, "run_verify", lambda s, pending=None: FAKE_VERIFY)
         mp.setattr(B, "start_verify", lambda s: None)
         mp.setattr(B, "draw_figures", lambda data: {})
@@ -281,7 +281,7 @@ def test_a_stored_search_adds_the_found_ledger_to_the_report_and_its_exports(
         "table2": table_results("table2", horizon=1000),
         "dbn": dbn_results(ratio=2.8, horizon=1000),
     }
-    monkeypatch.setattr(B, "run_experiments", lambda s: fakes)
+    fake_simulation(monkeypatch, lambda s: fakes)
     monkeypatch.setattr(B, "run_verify", lambda s, pending=None: FAKE_VERIFY)
     monkeypatch.setattr(B, "start_verify", lambda s: None)
     monkeypatch.setattr(B, "draw_figures", lambda data: {})  # not what this test is about
@@ -484,7 +484,7 @@ def test_rebuild_uses_the_cache(tmp_path, monkeypatch, small_section_figures):
         s.reused["table1"] = (18, 18)
         return fakes
 
-    monkeypatch.setattr(B, "run_experiments", run_experiments)
+    fake_simulation(monkeypatch, run_experiments)
     monkeypatch.setattr(
         B, "run_verify", lambda s, pending=None: {"available": False, "reason": "t"}
     )
@@ -554,7 +554,7 @@ def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch, small_se
         }
 
     current = {"res": fakes(0.0)}
-    monkeypatch.setattr(B, "run_experiments", lambda s: current["res"])
+    fake_simulation(monkeypatch, lambda s: current["res"])
     monkeypatch.setattr(
         B, "run_verify", lambda s, pending=None: {"available": False, "reason": "t"}
     )
