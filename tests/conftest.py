@@ -8,11 +8,19 @@ because numba compiles on first call and a timing assertion is not a test.
 
 import functools
 import os
+import sys
 
-import pytest
-from hypothesis import HealthCheck, settings
+# With PYTHONDONTWRITEBYTECODE set (container images often set it), every run compiled the
+# package from source and rewrote every test module's asserts again in each xdist worker
+# (about 6 of the 12 CPU-s a worker spends before its first test) and in each interpreter
+# a test starts. The suite writes the bytecode caches (__pycache__, git-ignored; the numba
+# and report caches hash the .py sources only), so later processes read them.
+sys.dont_write_bytecode = False
 
-from cascading_bandits.bounds._pystack import deep_call
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+from cascading_bandits.bounds._pystack import deep_call  # noqa: E402
 
 settings.register_profile(
     "ci",
