@@ -282,16 +282,24 @@ def orders_residuals():
     """
     import sympy  # imported when used: after run_all forks, not before
 
+    def zero(e, rewrite=None):
+        # an exact rewrite (sympy's automatic one, or cancel / expand: identities, so a 0 is
+        # a proof) decides each of these; simplify, several times dearer (and its first call
+        # imports sympy.physics.units and sympy.tensor, 0.2 s), stays the fallback for a
+        # nonzero result, so a residual that is not 0 comes out as simplify left it
+        e = e if rewrite is None else rewrite(e)
+        return e if e == 0 else sympy.simplify(e)
+
     n, L, K, Kp, f, eps, lg = sympy.symbols("n L K Kp f eps lg", positive=True)
-    r1 = sympy.simplify(sympy.sqrt(n * L) / sympy.sqrt(n * L / K) - sympy.sqrt(K))
-    r2 = sympy.simplify(sympy.sqrt(n * L * K) / sympy.sqrt(n * L) - sympy.sqrt(K))
+    r1 = zero(sympy.sqrt(n * L) / sympy.sqrt(n * L / K) - sympy.sqrt(K))
+    r2 = zero(sympy.sqrt(n * L * K) / sympy.sqrt(n * L) - sympy.sqrt(K))
     cor2 = 4 * sympy.sqrt(3 * (L - K) * Kp * n * lg) + sympy.pi**2 * L / 3
     lim = sympy.limit(cor2 / sympy.sqrt(n * L * K * lg), n, sympy.oo)
-    r3 = sympy.simplify(lim - 4 * sympy.sqrt(3 * (L - K) * Kp / (L * K)))
+    r3 = zero(lim - 4 * sympy.sqrt(3 * (L - K) * Kp / (L * K)), sympy.cancel)
     # corollary 3 with c_w = 4/K, Kp <= K: lead^2 = 4 (1+eps) f (L-K) Kp (4/K) n <= 16 (1+eps) f L n
     lead2 = 4 * (1 + eps) * f * (L - K) * Kp * (4 / K) * n
-    gap = sympy.simplify(16 * (1 + eps) * f * L * n - lead2.subs(Kp, K))
-    r4 = sympy.simplify(gap - 16 * (1 + eps) * f * K * n)  # = 16 (1+eps) f K n >= 0
+    gap = 16 * (1 + eps) * f * L * n - lead2.subs(Kp, K)
+    r4 = zero(gap - 16 * (1 + eps) * f * K * n, sympy.expand)  # gap = 16 (1+eps) f K n >= 0
     return r1, r2, r3, r4
 
 
