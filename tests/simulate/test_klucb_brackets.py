@@ -51,8 +51,9 @@ def _holds(p, n, th, lo, hi):
 counts = st.one_of(st.integers(0, 60), st.integers(61, 10**6), st.integers(10**9, 4 * 10**9))
 
 
-@settings(max_examples=300, deadline=None)
-@given(
+# The three property tests below draw a fifth of their examples in the default run; the
+# slow tier (``pytest -m slow``) runs the same checks with the full counts (``*_many``).
+_SERVES = dict(
     n=counts,
     frac=st.floats(0.0, 1.0),
     t0=st.integers(1, 10**7),
@@ -60,9 +61,26 @@ counts = st.one_of(st.integers(0, 60), st.integers(61, 10**6), st.integers(10**9
     c=st.sampled_from([0.0, 3.0]),
     q_next=st.floats(0.0, 1.0),
 )
+
+
+@settings(max_examples=60, deadline=None)
+@given(**_SERVES)
 def test_brackets_hold_the_index_over_the_thresholds_a_reference_serves(
     n, frac, t0, steps, c, q_next
 ):
+    _check_thresholds_a_reference_serves(n, frac, t0, steps, c, q_next)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(**_SERVES)
+def test_brackets_hold_the_index_over_the_thresholds_a_reference_serves_many(
+    n, frac, t0, steps, c, q_next
+):
+    _check_thresholds_a_reference_serves(n, frac, t0, steps, c, q_next)
+
+
+def _check_thresholds_a_reference_serves(n, frac, t0, steps, c, q_next):
     s = int(round(frac * n))
     S, N, F, Ist = _state(s, n)
     F[0, sel.QN] = q_next  # any earlier Newton point, valid or not
@@ -74,15 +92,29 @@ def test_brackets_hold_the_index_over_the_thresholds_a_reference_serves(
         _holds(p, n, th, lo, hi)
 
 
-@settings(max_examples=200, deadline=None)
-@given(
+_FOLLOW = dict(
     n=st.integers(1, 10**5),
     frac=st.floats(0.0, 1.0),
     t=st.integers(1, 10**6),
     moves=st.lists(st.tuples(st.booleans(), st.integers(0, 50)), min_size=1, max_size=8),
 )
+
+
+@settings(max_examples=40, deadline=None)
+@given(**_FOLLOW)
 def test_brackets_follow_the_state_and_refinement_keeps_the_index(n, frac, t, moves):
     """Observations move the reference (a new state); _refine tightens a bracket."""
+    _check_follow_the_state(n, frac, t, moves)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(**_FOLLOW)
+def test_brackets_follow_the_state_and_refinement_keeps_the_index_many(n, frac, t, moves):
+    _check_follow_the_state(n, frac, t, moves)
+
+
+def _check_follow_the_state(n, frac, t, moves):
     s = int(round(frac * n))
     S, N, F, Ist = _state(s, n)
     for click, dt in moves:
@@ -115,16 +147,30 @@ def test_brackets_hold_the_mpmath_root(s, n, t):
     assert hi - lo < 0.5  # a bracket, not the trivial [0, 1]
 
 
-@settings(max_examples=300, deadline=None)
-@given(
+_ENCLOSE = dict(
     n=counts.filter(lambda n: n >= 2),
     frac=st.floats(0.0, 1.0),
     moves=st.lists(st.tuples(st.booleans(), st.integers(1, 3)), min_size=1, max_size=12),
     lift=st.floats(1e-6, 0.5),
 )
+
+
+@settings(max_examples=60, deadline=None)
+@given(**_ENCLOSE)
 def test_a_reference_encloses_kl_at_the_states_it_serves(n, frac, moves, lift):
     """Later states reuse the reference (no logarithm): their enclosure [KLO, KHI] holds
     kl(p, q0), computed with mpmath at 50 digits, and KHI is the stored reciprocal's."""
+    _check_reference_encloses_kl(n, frac, moves, lift)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(**_ENCLOSE)
+def test_a_reference_encloses_kl_at_the_states_it_serves_many(n, frac, moves, lift):
+    _check_reference_encloses_kl(n, frac, moves, lift)
+
+
+def _check_reference_encloses_kl(n, frac, moves, lift):
     s = int(round(frac * n))
     S, N, F, Ist = _state(s, n)
     p0 = s / n
