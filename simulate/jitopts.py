@@ -50,16 +50,23 @@ so the setting may change between runs.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
 import types
 
 import numba
-from numba.core import caching, compiler
+from numba.core import caching, compiler, sigutils
 from numba.core.caching import NullCache
 from numba.core.codegen import JITCodeLibrary, JITCPUCodegen, RuntimeLinker
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: helpers compile without a lock between processes
+    fcntl = None
 
 __all__ = [
     "NJIT",
@@ -204,14 +211,78 @@ def _link_only_supported() -> bool:
 LINK_ONLY = os.environ.get("CASCADING_LINK_ONLY", "1") != "0" and _link_only_supported()
 
 
+#: lock files of this process's compilations in progress -> (fd, depth): a helper compiled
+#: again within its own compilation (another signature) takes its lock once
+_HELD: dict = {}
+
+
+@contextlib.contextmanager
+def _compile_lock(path):
+    """Hold an exclusive ``flock`` on ``path`` (created if missing) while a helper compiles,
+    so that processes sharing a numba cache compile it once: the second one waits, then
+    finds the first one's entry in the cache and loads it.
+
+    Measured on a report from an empty cache: its processes compiled the same helpers
+    (``play``, ``step_buffers``) at the same moment, each before the other had saved them.
+    Re-entrant within a process (the caller holds numba's compiler lock). Nothing is locked
+    where ``fcntl`` is missing or the lock file cannot be opened (the compilation then runs
+    as numba runs it); a process that dies holding the lock releases it (the kernel drops a
+    dead process's flocks). No deadlock between processes: a compilation waits only for the
+    locks of the helpers it calls, and helpers do not call each other in a cycle.
+    """
+    held = _HELD.get(path)
+    if held is not None:
+        _HELD[path] = (held[0], held[1] + 1)
+        try:
+            yield
+        finally:
+            fd, depth = _HELD[path]
+            _HELD[path] = (fd, depth - 1)
+        return
+    fd = None
+    if fcntl is not None:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    if fd is None:
+        yield
+        return
+    _HELD[path] = (fd, 1)
+    try:
+        yield
+    finally:
+        del _HELD[path]
+        os.close(fd)  # releases the lock
+
+
 class HelperDispatcher(CPUDispatcher):
     """A numba function compiled for kernels only: a Python call raises instead of crashing.
 
-    With :data:`LINK_ONLY` its code is a :class:`LinkOnlyLibrary`, cached as bitcode.
+    With :data:`LINK_ONLY` its code is a :class:`LinkOnlyLibrary`, cached as bitcode. A
+    signature not compiled in this process yet is compiled (or loaded from numba's cache)
+    under a lock shared by the processes that use the same cache (:func:`_compile_lock`).
     """
 
     def enable_caching(self):
         self._cache = (_LinkOnlyCache if LINK_ONLY else caching.FunctionCache)(self.py_func)
+
+    def compile(self, sig):
+        args, _ = sigutils.normalize_signature(sig)
+        if tuple(args) in self.overloads or isinstance(self._cache, NullCache):
+            return super().compile(sig)
+        try:
+            index = self._cache._cache_file._index_path
+            os.makedirs(os.path.dirname(index), exist_ok=True)
+        except (AttributeError, OSError):  # another numba layout, or no cache directory
+            return super().compile(sig)
+        # numba's compiler lock first (as super().compile takes it): one thread of this
+        # process at a time holds or waits for the file locks, so _HELD needs no lock
+        with global_compiler_lock, _compile_lock(index + ".lock"):
+            return super().compile(sig)
 
     def __call__(self, *args, **kwargs):
         name = self.py_func.__qualname__

@@ -255,3 +255,71 @@ def test_helpers_that_need_the_engine_get_machine_code(tmp_path):
         assert runs[key][0] == printed
         assert {k: runs[key][1][k] for k in same} == {k: out[k] for k in same}
     assert runs[True, "cached"][1]["hits"]["show"] == 0  # the kernel came from the cache
+
+
+def test_compile_lock_excludes_other_holders_and_is_reentrant(tmp_path):
+    """_compile_lock holds an exclusive flock that another open of the file (another
+    process's, or this one's) cannot take while it is held, re-entrantly; released after."""
+    fcntl = pytest.importorskip("fcntl")
+    from cascading_bandits.simulate.jitopts import _HELD, _compile_lock
+
+    path = str(tmp_path / "helper.nbi.lock")
+
+    def free():
+        fd = os.open(path, os.O_RDWR | os.O_CREAT)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(fd)  # releases a lock taken here
+
+    with _compile_lock(path):
+        assert not free()
+        with _compile_lock(path):  # a helper compiled again within its own compilation
+            assert not free()
+        assert not free()
+    assert free() and path not in _HELD
+
+
+def test_a_helper_compiles_under_its_lock(tmp_path):
+    """A helper's first compilation takes the lock file beside its cache index (processes
+    sharing the cache compile it once); a second call of a compiled signature takes none."""
+    code = """
+import json, os
+import numpy as np
+from cascading_bandits.simulate import jitopts
+from cascading_bandits.simulate.jitopts import INNER, helper
+
+taken = []
+lock = jitopts._compile_lock
+def spy(path):
+    taken.append(os.path.basename(path))
+    return lock(path)
+jitopts._compile_lock = spy
+
+@helper(INNER)
+def twice(x):
+    return 2.0 * x
+
+import numba
+@numba.njit(cache=True)
+def kernel(x):
+    return twice(x)
+
+kernel(1.5)
+first = list(taken)
+twice.compile((numba.float64,))
+print(json.dumps([first, taken[len(first):], kernel(2.0)]))
+"""
+    (tmp_path / "mod").mkdir()
+    script = tmp_path / "mod" / "lockprobe.py"
+    script.write_text(code)
+    _, (first, again, value) = _python(
+        f"import runpy; runpy.run_path({str(script)!r}, run_name='lockprobe')",
+        cache=tmp_path / "numba",
+        link_only=True,
+    )
+    assert len(first) == 1 and first[0].endswith(".nbi.lock") and "twice" in first[0]
+    assert again == [] and value == 4.0
