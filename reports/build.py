@@ -195,12 +195,13 @@ def available_experiments() -> list[str]:
     return names
 
 
-def run_experiments(s: Settings) -> dict:
+def run_experiments(s: Settings, executor=None) -> dict:
     """Run or resume every experiment at ``s.runs`` x ``s.horizon``; returns name -> results.
 
     All experiments share one pool, costliest cells first (no idle worker at the end of
-    each experiment, one start-up of the workers). Raises ValueError if stored results in
-    ``s.results`` were made at another scale.
+    each experiment, one start-up of the workers): ``executor`` if given (the caller's, not
+    shut down here; :func:`start_pool`), else the sweep's own. Raises ValueError if stored
+    results in ``s.results`` were made at another scale.
     """
     from cascading_bandits.simulate.experiments import get_experiment
     from cascading_bandits.simulate.store import stored_params
@@ -235,6 +236,7 @@ def run_experiments(s: Settings) -> dict:
             scheduler=s.scheduler,
             overwrite=False,
             progress=s.progress,
+            executor=executor,
         )
     except ValueError as exc:
         if "stored cell" not in str(exc):
@@ -261,6 +263,35 @@ def run_experiments(s: Settings) -> dict:
                 )
         out[name] = list(res)
     return out
+
+
+def start_pool(s: Settings):
+    """The sweep's worker processes, forked now (:func:`simulate.sweep.start_forked_pool`),
+    for :func:`run_experiments`; the caller shuts the pool down. None (the sweep then makes
+    its own pool, or runs serially) for a serial run (``s.workers == 1``), a Dask
+    scheduler, when every cell is stored already, or when forking is not safe.
+
+    Called before the report's early work starts its thread: the workers, forked from a
+    process that has imported the simulator, start their first cell at once instead of
+    importing numpy, numba and the simulator again (as spawned workers do).
+    """
+    import os
+
+    from cascading_bandits.simulate.experiments import get_experiment
+    from cascading_bandits.simulate.store import stored_params
+    from cascading_bandits.simulate.sweep import start_forked_pool
+
+    workers = s.workers or os.cpu_count() or 1
+    if workers == 1 or s.scheduler is not None:
+        return None
+    names = available_experiments()
+    if all(
+        stored_params(s.results, name, cell.cell_id) is not None
+        for name in names
+        for cell in get_experiment(name)
+    ):
+        return None
+    return start_forked_pool(workers)
 
 
 def _bound_curve_grid(horizon: int, points: int) -> np.ndarray:
@@ -597,17 +628,25 @@ def _simulate_and_tabulate(s: Settings, profile: bool) -> dict:
     stored = cache_load(s.results, "bounds", key)
     memo = BoundMemo(stored if isinstance(stored, dict) else None)
     s.out.mkdir(parents=True, exist_ok=True)
-    early = _Early(s, memo, SECTIONS)
+    pool = start_pool(s)  # forked before the early work's thread exists
     try:
-        results = run_experiments(s)
-        if profile:
-            from cascading_bandits.reports.profile_report import profile_grid
+        early = _Early(s, memo, SECTIONS)
+        try:
+            results = run_experiments(s, executor=pool)
+            if pool is not None:
+                pool.shutdown(wait=True)
+                pool = None
+            if profile:
+                from cascading_bandits.reports.profile_report import profile_grid
 
-            t1 = time.perf_counter()
-            profile_grid(runs=s.runs, horizon=s.horizon, seed=s.seed, out=s.results / "profile")
-            s.timings["profile"] = time.perf_counter() - t1
+                t1 = time.perf_counter()
+                profile_grid(runs=s.runs, horizon=s.horizon, seed=s.seed, out=s.results / "profile")
+                s.timings["profile"] = time.perf_counter() - t1
+        finally:
+            early.join()
     finally:
-        early.join()
+        if pool is not None:  # the sweep failed
+            pool.shutdown(wait=True, cancel_futures=True)
     t1 = time.perf_counter()
     data = collect(results, s.horizon, s.curve_points, memo=memo)
     s.cached["tables"] = memo.missed == 0

@@ -1,13 +1,13 @@
 """``verify`` for the report: its verdicts and caveats as JSON values, cached, and computed in
 processes of their own while the simulation runs.
 
-:func:`start_verify` starts :class:`VerifyBeside`: two spawned, daemonic processes (one on a
-one-core machine), one checking the claims that run the engine (they share its compiled
-kernels) and one the others, each sending its one answer through a pipe; the answers are
-merged in the registry's order. A claim draws its numbers from the root seed and its own id
-(``verify.registry``), so the split changes no verdict. :func:`run_verify` takes that
-answer, or the cached one, or runs verify in this process, and caches it in the results
-directory under :func:`verify_cache_key`.
+:func:`start_verify` starts :class:`VerifyBeside`: two daemonic processes (one on a one-core
+machine; forked where that is safe, else spawned), one checking the claims that run the
+engine (they share its compiled kernels) and one the others, each sending its one answer
+through a pipe; the answers are merged in the registry's order. A claim draws its numbers
+from the root seed and its own id (``verify.registry``), so the split changes no verdict.
+:func:`run_verify` takes that answer, or the cached one, or runs verify in this process, and
+caches it in the results directory under :func:`verify_cache_key`.
 """
 
 from __future__ import annotations
@@ -156,6 +156,28 @@ def _verify_child(conn, examples: int, seed: int, budget: float, part=None, clai
     conn.close()
 
 
+def _start_method() -> str:
+    """``fork`` where it is safe (:func:`simulate.sweep.fork_is_safe`: no other thread runs in
+    this process, as at the start of a report), else ``spawn``.
+
+    A spawned process starts a new interpreter and imports numpy, numba, scipy and verify
+    (1.6 s of CPU before the first claim, measured in a report's engine process); a forked one
+    has them. So verify is imported here first, once for both processes, and what exists is
+    frozen for the collector (``gc.freeze``, as Python documents for a fork): no process
+    traverses it in a full collection. No claim depends on how its process started.
+    """
+    from cascading_bandits.simulate.sweep import fork_is_safe
+
+    if not fork_is_safe():
+        return "spawn"
+    import gc
+
+    import cascading_bandits.verify  # noqa: F401 - inherited by the forked processes
+
+    gc.freeze()
+    return "fork" if fork_is_safe() else "spawn"
+
+
 class VerifyBeside:
     """verify running in processes of its own (:func:`start_verify`).
 
@@ -174,7 +196,7 @@ class VerifyBeside:
             processes = 2 if (os.cpu_count() or 1) >= 2 else 1
         if processes not in (1, 2):
             raise ValueError(f"processes must be 1 or 2, got {processes!r}")
-        ctx = multiprocessing.get_context("spawn")  # numba's threads do not survive fork
+        ctx = multiprocessing.get_context(_start_method())
         self._conns, self._procs = [], []
         for i in range(processes):
             conn, child = ctx.Pipe(duplex=False)

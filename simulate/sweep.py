@@ -225,6 +225,44 @@ def _make_executor(workers, scheduler):
     return ex, 1, (lambda: ex.shutdown(wait=True, cancel_futures=True))
 
 
+def fork_is_safe() -> bool:
+    """Whether this process may start children by ``fork``: the start method exists and no
+    other thread runs (a fork copies the locks other threads hold, numba's compiler lock
+    among them, and the child would wait for them forever)."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def start_forked_pool(workers: int):
+    """A pool of ``workers`` local processes forked from this one now, for
+    :func:`run_cells`'s ``executor`` (the caller shuts it down); None if
+    :func:`fork_is_safe` is false.
+
+    A spawned worker starts a new interpreter and imports numpy, numba and the simulator
+    (about 0.9 s of CPU each, measured on the report's two workers); a forked one has them
+    already. So a caller that has imported the simulator and runs no other thread yet
+    (the report, before its early work starts) forks the pool here and passes it on. The
+    processes start at once (the first ``submit`` of a fork pool starts them all): later
+    threads of the caller do not exist in them. What exists now is frozen for the
+    collector first (``gc.freeze``, as Python documents for a fork): no process traverses
+    it in a full collection, so the children do not copy the parent's pages for that.
+    The cells' numbers do not depend on the executor.
+    """
+    workers = V.positive_int("workers", workers)
+    if not fork_is_safe():
+        return None
+    import gc
+
+    gc.freeze()
+    ex = cf.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_worker_init,
+        initargs=(os.getpid(),),
+    )
+    ex.submit(os.getpid).result()  # starts every worker (fork pools start them together)
+    return ex
+
+
 class _Progress:
     """A tqdm bar on a terminal; plain lines elsewhere (no carriage returns in logs)."""
 

@@ -181,3 +181,38 @@ def test_killing_the_main_process_kills_its_workers(tmp_path):
             main.wait()
         for p in _alive(kids):  # only the processes this test started
             os.kill(p, signal.SIGKILL)
+
+
+FORKED = """
+import json, sys, threading, time
+from cascading_bandits.simulate.experiments import b_lb_cell
+from cascading_bandits.simulate.sweep import run_cells, start_forked_pool
+cells = [b_lb_cell("fk", 8, 2, 0.3, 0.15, p, horizon=300, runs=3)
+         for p in ("cascade-ucb1", "cascade-klucb", "oracle")]
+pool = start_forked_pool(2)
+assert pool is not None, "no other thread runs here: the pool must be forked"
+try:
+    forked = run_cells(cells, sys.argv[1] + "/forked", seed=5, executor=pool, progress=False)
+finally:
+    pool.shutdown(wait=True)
+serial = run_cells(cells, sys.argv[1] + "/serial", seed=5, workers=1, progress=False)
+t = threading.Thread(target=time.sleep, args=(0.5,))
+t.start()
+none = start_forked_pool(2)  # another thread runs: a fork could copy a held lock
+t.join()
+print(json.dumps({
+    "same": all((a.regret == b.regret).all() and (a.counts == b.counts).all()
+                for a, b in zip(forked, serial)),
+    "none": none is None,
+}))
+"""
+
+
+def test_a_forked_pool_gives_the_serial_numbers_and_needs_one_thread(tmp_path):
+    """start_forked_pool (the report's workers, forked before its early thread starts) runs
+    cells with the numbers of a serial run, and is refused (None) while another thread runs."""
+    p = subprocess.run(
+        [sys.executable, "-c", FORKED, str(tmp_path)], capture_output=True, text=True, timeout=600
+    )
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.strip().split("\n")[-1]) == {"same": True, "none": True}
