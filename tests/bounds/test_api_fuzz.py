@@ -12,8 +12,9 @@ huge, numpy scalars, ragged lists, wrong shapes, strings, ...). The properties:
 
 ``__all__`` is iterated, so a new public function is fuzzed at once; its parameters get
 valid values by name (``VALID`` below) and bad values from the pool otherwise. The default
-run draws ``FUZZ_EXAMPLES`` (25, or the environment's ``BOUNDS_FUZZ_EXAMPLES``) examples per
-name, about 1000 calls; the ``slow`` test draws 24 times as many (about 25000 calls).
+run draws ``FUZZ_EXAMPLES`` (10, or the environment's ``BOUNDS_FUZZ_EXAMPLES``) examples per
+name, about 500 calls; the ``slow`` test draws ``MANY_EXAMPLES`` (600, or 24 times the
+environment's value) per name through the same check (about 28000 calls).
 Counts of calls and outcomes are printed at the end of the module (``pytest -s``).
 """
 
@@ -33,7 +34,8 @@ from hypothesis import strategies as st
 
 import cascading_bandits.bounds as B
 
-FUZZ_EXAMPLES = int(os.environ.get("BOUNDS_FUZZ_EXAMPLES", "25"))
+FUZZ_EXAMPLES = int(os.environ.get("BOUNDS_FUZZ_EXAMPLES", "10"))
+MANY_EXAMPLES = 24 * int(os.environ.get("BOUNDS_FUZZ_EXAMPLES", "25"))
 COUNTS: collections.Counter = collections.Counter()
 
 # -- valid values by parameter name -------------------------------------------------------
@@ -235,7 +237,7 @@ def test_fuzz_public_api(name, data):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=24 * FUZZ_EXAMPLES, suppress_health_check=list(HealthCheck), deadline=None)
+@settings(max_examples=MANY_EXAMPLES, suppress_health_check=list(HealthCheck), deadline=None)
 @given(data=st.data())
 def test_fuzz_public_api_many(name, data):
     _call(name, data)
