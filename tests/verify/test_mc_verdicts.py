@@ -307,3 +307,17 @@ def test_declared_anytime_overrides_the_policy_rule():
     assert get_bound("toprank").anytime is False and get_bound("toprank-gapfree").anytime is False
     with pytest.raises(ValueError, match="anytime"):
         dataclasses.replace(ucb, anytime="no")
+
+
+def test_theorem3_mc_curve_equals_one_call_per_checkpoint():
+    """theorem3.mc evaluates Theorem 3 at all its checkpoints in one theorem3_curve call
+    (``_mc_check(..., curve=True)``): the values must be those of one call per n, bit for bit,
+    on the claim's own instances and on horizons spread over many brackets of the eps grid."""
+    from cascading_bandits.bounds.instance import CascadeInstance
+    from cascading_bandits.bounds.upper import theorem3_bound
+
+    ns = np.unique(np.geomspace(48, 10**7, 40).astype(np.int64))
+    for _, cell in MC._cells("cascade-klucb", 5000, 10):
+        inst = CascadeInstance(cell.weights, cell.K)
+        one_by_one = np.array([theorem3_bound(inst, int(n)) for n in ns])
+        assert np.array_equal(theorem3_bound(inst, ns), one_by_one)
