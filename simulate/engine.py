@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from cascading_bandits.bounds._pystack import deep_call
+from cascading_bandits.simulate.jitopts import compiling
 from cascading_bandits.simulate.models import list_reward
 from cascading_bandits.simulate.policies import order_code, parse_policy
 from cascading_bandits.simulate.policies._klucb_select import GROUP_MIN, GROUP_MIN_RANKED
@@ -159,10 +160,21 @@ def _call_first(kernel, name, args):
         )
     t0 = time.perf_counter()
     misses = sum(kernel.stats.cache_misses.values())
-    deep_call(kernel, *args)  # numba's compiler recurses: see bounds._pystack
-    if told or sum(kernel.stats.cache_misses.values()) > misses:
+    if told:
+        # under the lock beside the kernel's cache index: a process that finds another one
+        # compiling the same kernel (a report's sweep worker and verify process sharing the
+        # cache) waits and loads its entry instead of compiling it a second time
+        with compiling(kernel):
+            deep_call(kernel, *args)  # numba's compiler recurses: see bounds._pystack
+    else:
+        deep_call(kernel, *args)
+    secs = time.perf_counter() - t0
+    if sum(kernel.stats.cache_misses.values()) > misses:
+        print(f"compiled the {name} kernel in {secs:.1f} s", file=sys.stderr, flush=True)
+    elif told:
         print(
-            f"compiled the {name} kernel in {time.perf_counter() - t0:.1f} s",
+            f"loaded the {name} kernel from numba's cache after {secs:.1f} s (another process "
+            "compiled it meanwhile)",
             file=sys.stderr,
             flush=True,
         )

@@ -75,6 +75,7 @@ __all__ = [
     "HOT",
     "helper",
     "python_twin",
+    "compiling",
     "LinkOnlyLibrary",
     "LINK_ONLY",
 ]
@@ -259,6 +260,28 @@ def _compile_lock(path):
         os.close(fd)  # releases the lock
 
 
+@contextlib.contextmanager
+def compiling(dispatcher):
+    """Context of a compilation (or cache load) of the numba function ``dispatcher``: numba's
+    compiler lock, and the lock file beside its cache index (:func:`_compile_lock`) if it
+    is cached on disk. :class:`HelperDispatcher` compiles under it; the engine calls a
+    kernel for its first compilation under it (simulate.engine).
+    """
+    try:
+        index = dispatcher._cache._cache_file._index_path
+        os.makedirs(os.path.dirname(index), exist_ok=True)
+    except (AttributeError, OSError):  # not cached, another numba layout, no cache directory
+        index = None
+    # numba's compiler lock first (as a compilation takes it): one thread of this process
+    # at a time holds or waits for the file locks, so _HELD needs no lock of its own
+    with global_compiler_lock:
+        if index is None:
+            yield
+        else:
+            with _compile_lock(index + ".lock"):
+                yield
+
+
 class HelperDispatcher(CPUDispatcher):
     """A numba function compiled for kernels only: a Python call raises instead of crashing.
 
@@ -272,16 +295,9 @@ class HelperDispatcher(CPUDispatcher):
 
     def compile(self, sig):
         args, _ = sigutils.normalize_signature(sig)
-        if tuple(args) in self.overloads or isinstance(self._cache, NullCache):
+        if tuple(args) in self.overloads:
             return super().compile(sig)
-        try:
-            index = self._cache._cache_file._index_path
-            os.makedirs(os.path.dirname(index), exist_ok=True)
-        except (AttributeError, OSError):  # another numba layout, or no cache directory
-            return super().compile(sig)
-        # numba's compiler lock first (as super().compile takes it): one thread of this
-        # process at a time holds or waits for the file locks, so _HELD needs no lock
-        with global_compiler_lock, _compile_lock(index + ".lock"):
+        with compiling(self):
             return super().compile(sig)
 
     def __call__(self, *args, **kwargs):
