@@ -1,9 +1,10 @@
 """Exact KL-UCB top-K selection over the distinct (successes, observations) states.
 
-cascade-klucb for L >= GROUP_MIN, ranked-klucb(-rba) for L >= GROUP_MIN_RANKED (one
-table per bandit); :mod:`._klucb_select` has the bracketed selection for smaller L. The
-decisions are those of the plain loop bit for bit (tests/simulate: lazy == plain ==
-reference, golden).
+cascade-klucb (:func:`states_top`, the K best) for L >= GROUP_MIN, ranked-klucb(-rba)
+(:func:`states_pick`, a bandit's pick and its best item not shown above) for L >=
+GROUP_MIN_RANKED (one table per bandit); :mod:`._klucb_select` has the bracketed
+selection for smaller L. The decisions are those of the plain loop bit for bit
+(tests/simulate: lazy == plain == reference, golden; test_ranked_pick).
 
 Why states: the index of an item is a pure function of its state (S, N) and the step,
 and CascadeKL-UCB explores unobserved-looking items in waves (all items of the best
