@@ -13,7 +13,10 @@ Prints one line per run: its wall time, the CPU seconds of the report's process 
 report, its sweep workers and its verify processes; the machine's other load is not in
 it), the report's own breakdown (report.json "timings", and the total less the
 simulation: the work left after the sweep) and, when numba compiled kernels, their number
-and the compile seconds the engine printed.
+and the compile seconds the engine printed: wall seconds, while the report's other
+processes (sweep workers, verify, the early work) share the cores, so their sum exceeds the
+CPU spent compiling (on 2 cores with five busy processes, by about twice). Kernels a process
+loaded after waiting for another one's compilation are listed apart.
 """
 
 from __future__ import annotations
@@ -31,10 +34,13 @@ from pathlib import Path
 
 #: the engine's line after a first compile (simulate.engine)
 _COMPILED = re.compile(r"compiled the (.+?) kernel in ([0-9.]+) s")
+#: the engine's line when another process compiled the kernel while this one waited for it
+_WAITED = re.compile(r"loaded the (.+?) kernel from numba's cache after ([0-9.]+) s")
 
 
 def run_report(out: Path, results: Path, extra: list[str], env=None):
-    """(wall s, CPU s of the process tree, report.json timings, [(kernel, compile s)])."""
+    """(wall s, CPU s of the process tree, report.json timings, [(kernel, compile s)],
+    [(kernel, s waited for another process's compilation)])."""
     cmd = [sys.executable, "-m", "cascading_bandits.reports.cli", "report"]
     cmd += ["--out", str(out), "--results", str(results), "--no-progress", *extra]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -47,7 +53,8 @@ def run_report(out: Path, results: Path, extra: list[str], env=None):
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
     timings = json.loads((out / "report.json").read_text())["timings"]
     compiled = [(m[1], float(m[2])) for m in _COMPILED.finditer(proc.stderr)]
-    return wall, cpu, timings, compiled
+    waited = [(m[1], float(m[2])) for m in _WAITED.finditer(proc.stderr)]
+    return wall, cpu, timings, compiled, waited
 
 
 def main(argv=None) -> int:
@@ -89,12 +96,16 @@ def main(argv=None) -> int:
             (f"rebuild {i + 1} from stored results", f"rebuild{i}") for i in range(args.rebuilds)
         ]
         for label, sub in runs:
-            wall, cpu, tm, compiled = run_report(work / sub, results, extra, env)
+            wall, cpu, tm, compiled, waited = run_report(work / sub, results, extra, env)
             line = f"{label}: {wall:.1f} s wall, {cpu:.1f} s CPU  (report's own: {_fmt(tm)})"
             if compiled:
                 secs = sum(t for _, t in compiled)
                 line += f"\n  {len(compiled)} kernels compiled, {secs:.1f} s: " + ", ".join(
                     f"{k} {t:.1f}" for k, t in compiled
+                )
+            if waited:
+                line += "\n  loaded after another process compiled them: " + ", ".join(
+                    f"{k} (waited {t:.1f} s)" for k, t in waited
                 )
             print(line, flush=True)
     return 0
