@@ -265,29 +265,21 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
     # (in a long-lived caller, such as a test process, a little memory at most).
     import gc
 
-    from cascading_bandits.verify import registry
-
     gc.freeze()
-    # each process simulates on one thread: the two already keep both cores busy
-    # (registry.sim_threads); the child inherits the setting
-    threads, registry._SIM_THREADS[0] = registry._SIM_THREADS[0], 1
     try:
+        proc.start()
+    except (OSError, AssertionError) as exc:  # AssertionError: a daemonic parent
+        raise _ForkFailed from exc
+    send.close()
+    try:
+        mine = drain(front=True)
         try:
-            proc.start()
-        except (OSError, AssertionError) as exc:  # AssertionError: a daemonic parent
+            theirs = pickle.loads(recv.recv_bytes())
+        except (EOFError, OSError, pickle.UnpicklingError) as exc:
             raise _ForkFailed from exc
-        send.close()
-        try:
-            mine = drain(front=True)
-            try:
-                theirs = pickle.loads(recv.recv_bytes())
-            except (EOFError, OSError, pickle.UnpicklingError) as exc:
-                raise _ForkFailed from exc
-        finally:
-            recv.close()
-            proc.join()
     finally:
-        registry._SIM_THREADS[0] = threads
+        recv.close()
+        proc.join()
     gc.freeze()  # this process's own work too (sympy): its exit need not traverse it
     if isinstance(theirs, BaseException):
         raise _ForkFailed from theirs

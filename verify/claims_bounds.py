@@ -314,11 +314,7 @@ def upper_check(b, ctx) -> Outcome:
         # one simulation per (policy, instance, sizes) for all the bounds on that policy
         key = ("bound", spec, tuple(float(x) for x in w), int(K), h, runs, tuple(grid.tolist()))
         res = R.shared(
-            ctx,
-            key,
-            lambda ss, cell=cell, grid=grid: run_cell(
-                cell, ss, checkpoints=grid, threads=R.sim_threads()
-            ),
+            ctx, key, lambda ss, cell=cell, grid=grid: run_cell(cell, ss, checkpoints=grid)
         )
         n_at = res.checkpoints[ok]
         B = np.asarray(b(inst, n_at), dtype=float)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from cascading_bandits.verify.registry import claim, shared, sim_threads
+from cascading_bandits.verify.registry import claim, shared
 from cascading_bandits.verify.verdict import FAILS, HOLDS, MONTE_CARLO, UNDECIDED, Outcome
 
 CONFIDENCE = 0.999
@@ -119,7 +119,7 @@ def _mc_check(ctx, policy, bound_fn, n_min, curve=False):
     for label, cell in _cells(policy, horizon, runs):
         # one simulation per (policy, instance, sizes) for every bound on that policy
         key = ("mc", policy, tuple(cell.weights), int(cell.K), horizon, runs)
-        res = shared(ctx, key, lambda ss, cell=cell: run_cell(cell, ss, threads=sim_threads()))
+        res = shared(ctx, key, lambda ss, cell=cell: run_cell(cell, ss))
         inst = CascadeInstance(cell.weights, cell.K)
         cp = res.checkpoints
         keep = np.flatnonzero(cp >= n_min)

@@ -51,20 +51,6 @@ _SHARED: dict = {}
 #: most entries kept (each a simulated cell: a few MB at most)
 SHARED_MAX = 256
 _SHARING = [0]  # depth of nested sharing() blocks
-#: threads of the claims' simulations (:func:`sim_threads`)
-_SIM_THREADS: list = [None]
-
-
-def sim_threads() -> int | None:
-    """Threads a claim's simulation may use (``simulate.run_cell``'s ``threads``).
-
-    None (the simulator's default: every core), except inside ``verify.run_all``'s two
-    processes, which keep both cores busy on their own: there 1, since a second thread per
-    run only adds the pool's hand-offs and the contention for the interpreter lock between
-    the kernel calls (0.7-0.8 s of CPU in the simulating process, same numbers: a run's
-    draws depend on its keys only).
-    """
-    return _SIM_THREADS[0]
 
 
 def shared(ctx: CheckContext, key: tuple, compute: Callable):
