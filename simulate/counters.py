@@ -248,7 +248,8 @@ def _replay(policy, order, attract, K, c, w0, lists, clicks, tau, rank, byrank, 
             if clicks[t - 1, k] == 1:
                 last = k
         nobs = last + 1 if last >= 0 else K
-        rt = fstar - list_reward(CASCADE, attract, attract, 1.0, lst, K, scratch)
+        # np.int64: the literal CASCADE compiled list_reward beside the engine's int64 call
+        rt = fstar - list_reward(np.int64(CASCADE), attract, attract, 1.0, lst, K, scratch)
         regret += rt
         if bad:
             bad_steps += 1

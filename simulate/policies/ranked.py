@@ -117,9 +117,11 @@ def _pick_k(k, t, th, t_ep, th_ep, chosen, lst, shown, islot, sinfo, sval, bits,
 def _lazy_k(k, S, N, F, Ist, t, th, t_ep, th_ep, incr, shown, tops, out):
     """Bandit k's bracketed selection (its pick, then its best item not ``shown``); returns
     the number of items popped into ``out``."""
+    # np.int64(1): a literal 1 compiled _lazy_select a second time beside klucb's int64
     return _lazy_select(
-        S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, shown, 1, tops, out
-    )
+        S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, shown, np.int64(1),
+        tops, out,
+    )  # fmt: skip
 
 
 @helper(HOT)
