@@ -55,6 +55,7 @@ from cascading_bandits.simulate.policies._klucb_states import (
     _advance,
     _emit,
     _first,
+    _smallest_next,
     states_grow,
     states_move,
     states_new,
@@ -246,11 +247,7 @@ def index_top(
             sinfo[cur[x], _CUR] = _first(cur[x], sinfo, bits)
             sinfo[cur[x], _OUT] = 0
         while k < m:
-            b = -1
-            for x in range(g_n):
-                e = sinfo[cur[x], _CUR]
-                if e >= 0 and (b < 0 or e < sinfo[cur[b], _CUR]):
-                    b = x
+            b = _smallest_next(cur, g_n, sinfo)
             if b < 0:
                 break
             e = sinfo[cur[b], _CUR]

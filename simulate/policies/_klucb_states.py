@@ -418,6 +418,45 @@ def _settle(sl, t, th, sinfo, sval):
 
 
 @helper(HOT)
+def _epoch_bound(sl, q, t_ep, th_ep, sinfo, sval, pub):
+    """Slot sl's upper bound of its index until the epoch's end (threshold ``th_ep``),
+    bracketed once an epoch and kept in ``sval[sl, _UB]`` and, for the alive state at
+    position q >= 0, in ``pub[q]`` (the scans' skip list)."""
+    if sinfo[sl, _UBT] != t_ep:
+        r = _bracket_state(sl, th_ep, sinfo, sval)
+        sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round above
+        sinfo[sl, _UBT] = t_ep
+        if q >= 0:
+            pub[q] = sval[sl, _UB]
+    return sval[sl, _UB]
+
+
+@helper(HOT)
+def _bracket_candidate(sl, t, th, sinfo, sval):
+    """Bracket candidate slot sl's index at step t (its ends, exactness and step stamp
+    kept in the tables); returns the lower end."""
+    r = _bracket_state(sl, th, sinfo, sval)
+    sval[sl, _LO] = r[0]
+    sval[sl, _HI] = r[1]
+    sinfo[sl, _EX] = 1 if r[2] else 0
+    sinfo[sl, _BT] = t
+    return r[0]
+
+
+@helper(HOT)
+def _smallest_next(cur, g, sinfo):
+    """The position in ``cur[:g]`` of the state whose next item (``_CUR``) has the
+    smallest id, -1 when every one is exhausted: one step of merging the ids of states
+    of bit-identical index in increasing order."""
+    b = -1
+    for x in range(g):
+        e = sinfo[cur[x], _CUR]
+        if e >= 0 and (b < 0 or e < sinfo[cur[b], _CUR]):
+            b = x
+    return b
+
+
+@helper(HOT)
 def _emit(sl, sinfo, bits, out, k, m):
     """Append the smallest ids of slot sl to out[k:m]; returns the new k."""
     e = _first(sl, sinfo, bits)
@@ -466,22 +505,12 @@ def states_top(
         if sinfo[sl, _BT] == t:
             continue
         if i >= ninc:
-            if sinfo[sl, _UBT] != t_ep:
-                r = _bracket_state(sl, th_ep, sinfo, sval)
-                sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round above
-                sinfo[sl, _UBT] = t_ep
-                pub[i - ninc] = sval[sl, _UB]
-            if sval[sl, _UB] < tops[m - 1]:
+            if _epoch_bound(sl, i - ninc, t_ep, th_ep, sinfo, sval, pub) < tops[m - 1]:
                 continue
         # a candidate: bracket its index, list it, push its lower end once per item
-        r = _bracket_state(sl, th, sinfo, sval)
-        sval[sl, _LO] = r[0]
-        sval[sl, _HI] = r[1]
-        sinfo[sl, _EX] = 1 if r[2] else 0
-        sinfo[sl, _BT] = t
+        x = _bracket_candidate(sl, t, th, sinfo, sval)
         cand[nc] = sl
         nc += 1
-        x = r[0]
         for _ in range(min(sinfo[sl, _CNT], m)):  # tops[:m]: the m largest, decreasing
             if x <= tops[m - 1]:
                 break
@@ -549,11 +578,7 @@ def states_top(
             else:
                 i += 1
         while k < m:
-            b = -1
-            for x in range(g):
-                e = sinfo[cur[x], _CUR]
-                if e >= 0 and (b < 0 or e < sinfo[cur[b], _CUR]):
-                    b = x
+            b = _smallest_next(cur, g, sinfo)
             if b < 0:
                 break
             e = sinfo[cur[b], _CUR]
@@ -615,30 +640,21 @@ def states_pick(
             if sinfo[sl, _BT] == t:
                 continue
             if q >= 0:
-                if sinfo[sl, _UBT] != t_ep:
-                    r = _bracket_state(sl, th_ep, sinfo, sval)
-                    sval[sl, _UB] = r[1] + PAD  # PAD also when exact: th <= th_ep may round
-                    sinfo[sl, _UBT] = t_ep
-                    pub[q] = sval[sl, _UB]
-                if sval[sl, _UB] < tau:
+                if _epoch_bound(sl, q, t_ep, th_ep, sinfo, sval, pub) < tau:
                     continue
             # a candidate: bracket its index, list it; its lower end is tau's if it is
             # above and the state holds an item not shown (surely if it has more than nab)
-            r = _bracket_state(sl, th, sinfo, sval)
-            sval[sl, _LO] = r[0]
-            sval[sl, _HI] = r[1]
-            sinfo[sl, _EX] = 1 if r[2] else 0
-            sinfo[sl, _BT] = t
+            lo = _bracket_candidate(sl, t, th, sinfo, sval)
             cand[nc] = sl
             nc += 1
-            if r[0] > tau:
+            if lo > tau:
                 c = sinfo[sl, _CNT]
                 if c <= nab:
                     for j in range(nab):
                         if islot[above[j]] == sl:
                             c -= 1
                 if c > 0:
-                    tau = r[0]
+                    tau = lo
     nk = 0
     for i in range(nc):
         sl = cand[i]
@@ -689,11 +705,7 @@ def states_pick(
             sinfo[cur[x], _CUR] = _first(cur[x], sinfo, bits)
             sinfo[cur[x], _OUT] = 0
         while True:
-            b = -1
-            for x in range(g):
-                e = sinfo[cur[x], _CUR]
-                if e >= 0 and (b < 0 or e < sinfo[cur[b], _CUR]):
-                    b = x
+            b = _smallest_next(cur, g, sinfo)
             if b < 0:
                 break
             e = sinfo[cur[b], _CUR]
