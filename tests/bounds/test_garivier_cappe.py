@@ -190,6 +190,61 @@ def test_root_newton_start_does_not_change_the_root(a):
             assert 0 < guess < x0
 
 
+def _extreme_start_draws(seed, n):
+    """(mu, mu*, eps) log-uniform at the edges: means and gaps down to 1e-12, eps 1e-8..1e8."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        edge = 10 ** rng.uniform(-12, 0)
+        mu = min(edge if rng.random() < 0.5 else 1 - edge, 1 - 1e-12)
+        ms = mu + 10 ** rng.uniform(-12, 0) * (1 - mu)
+        if 0 < mu < ms < 1:
+            yield mu, ms, 10 ** rng.uniform(-8, 8)
+
+
+def _check_float_start_below_the_root(draws):
+    # the guess's rounding margin (_float_start's docstring) keeps it below the 50-digit
+    # root; without the margin about one guess in four of these draws lies above it
+    from cascading_bandits.bounds.garivier_cappe import _float_start, _root_offset
+
+    guesses = 0
+    with mpmath.workdps(50):
+        for mu, ms, eps in draws:
+            m, s, e = mpmath.mpf(mu), mpmath.mpf(ms), mpmath.mpf(eps)
+            guess = _float_start(m, s, e)
+            if guess is None:
+                continue
+            guesses += 1
+            x0 = _root_offset(m, s, e / (1 + e) * kl_mp(m, s))
+            assert 0 < guess < x0, (mu, ms, eps)
+    return guesses
+
+
+def test_float_start_is_below_the_root_at_the_edges():
+    assert _check_float_start_below_the_root(_extreme_start_draws(11, 300)) > 100
+
+
+@pytest.mark.slow
+def test_float_start_is_below_the_root_at_the_edges_many():
+    assert _check_float_start_below_the_root(_extreme_start_draws(12, 3000)) > 1000
+
+
+def test_float_start_is_near_the_root_when_float_resolves_it():
+    # moderate instances: a guess every time, within the 1e-6 shrink of the root (so the
+    # Newton refinement starts a step from its end)
+    from cascading_bandits.bounds.garivier_cappe import _float_start, _root_offset
+
+    rng = np.random.default_rng(13)
+    with mpmath.workdps(50):
+        for _ in range(100):
+            mu = rng.uniform(1e-3, 0.99)
+            ms = mu + 10 ** rng.uniform(-3, 0) * (1 - mu)
+            m, s, e = mpmath.mpf(mu), mpmath.mpf(ms), mpmath.mpf(10 ** rng.uniform(-3, 3))
+            guess = _float_start(m, s, e)
+            x0 = _root_offset(m, s, e / (1 + e) * kl_mp(m, s))
+            assert guess is not None
+            assert 1 - 2e-6 < guess / x0 < 1
+
+
 # ---------------------------------------------------------------- monotonicity and limits
 
 
