@@ -95,6 +95,12 @@ def _run_cached(policies, cache, link_only):
 
 _OWN = ("cascade-ucb1", "cascade-egreedy", "uniform-random")
 
+# The two tests below compile real policies from an empty cache in four fresh processes
+# (about 16 CPU-s), so they run in the slow tier (CI runs it). The default run checks the
+# same machinery (link-only helpers against numba's own handling, compiled and then loaded
+# from the cache, bit for bit) on a small module:
+# test_helpers_that_need_the_engine_get_machine_code.
+
 
 @pytest.fixture(scope="module")
 def first_runs(tmp_path_factory):
@@ -109,6 +115,7 @@ def first_runs(tmp_path_factory):
     return shared, a, own
 
 
+@pytest.mark.slow
 def test_helpers_are_link_only_and_kernels_are_not(first_runs):
     """On this numba, a helper compiles into a LinkOnlyLibrary (optimised, linked into
     kernels, no machine code of its own) and a kernel into numba's own library; with
@@ -125,6 +132,7 @@ def test_helpers_are_link_only_and_kernels_are_not(first_runs):
     assert (a["regret"], a["counts"]) == (b["regret"], b["counts"])  # bit for bit
 
 
+@pytest.mark.slow
 def test_link_only_helpers_are_cached_and_read_by_numba_either_way(first_runs):
     """A helper cached as bitcode by one process serves a new kernel in the next one, with
     or without link-only helpers, and the numbers are those of numba's own handling."""
