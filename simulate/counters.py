@@ -378,6 +378,41 @@ def _check_tau(tau, L, K):
     return np.ascontiguousarray(t)
 
 
+def _cell_args(weights, K, policy, order, tau, c):
+    """What :func:`_replay` needs of a cell, validated once: ``(policy code, order code,
+    weights, K, c, tau, rank, byrank, gaps, f(A*))``, the same for every run of the cell."""
+    w = V.probabilities("weights", weights, ndim=1)
+    K = V.list_size(K, w.size)
+    V.choice("policy", policy, COUNTED_POLICIES)
+    from cascading_bandits.simulate.policies import order_code
+
+    oc = order_code(order)
+    tau = _check_tau(tau, w.size, K)
+    c = V.positive_real("c", c, allow_zero=True)
+    rank, gaps = item_ranks(w, K)
+    byrank = np.argsort(rank).astype(np.int64)
+    model = CascadeModel(tuple(w), K)
+    fstar = model.expected_reward(model.optimal_list())  # f(A*) as the engine evaluates it
+    return (
+        COUNTED_POLICIES.index(policy), oc, w, K, c, tau, rank, byrank,
+        np.ascontiguousarray(gaps), fstar,
+    )  # fmt: skip
+
+
+def _replay_run(cell_args, lists, clicks, w0, check) -> dict:
+    """:func:`_replay` of one run (``lists``, ``clicks``: (n, K) int64, ``w0``: (L,) int64, all
+    C-contiguous) on a cell's :func:`_cell_args`, as the dict of :func:`replay_counters`."""
+    pol, oc, w, K, c, tau, rank, byrank, gaps, fstar = cell_args
+    G, Gg, M, Mg, Mbg, T, below, bpath, sc = _replay(
+        pol, oc, w, K, c, w0, lists, clicks, tau, rank, byrank, gaps, fstar, bool(check)
+    )
+    out = {"G": G, "G_good": Gg, "M": M, "M_good": Mg, "Mbar_good": Mbg, "T": T}
+    out["below"], out["bpath"] = below, bpath
+    for name, v in zip(_SCALARS, sc, strict=True):
+        out[name] = v
+    return out
+
+
 def replay_counters(
     weights, K, policy, order, lists, clicks, w0, tau=None, c=3.0, check=True
 ) -> dict:
@@ -385,12 +420,8 @@ def replay_counters(
 
     Returns a dict with the per-run fields of :class:`ProofCounters`.
     """
-    w = V.probabilities("weights", weights, ndim=1)
-    K = V.list_size(K, w.size)
-    V.choice("policy", policy, COUNTED_POLICIES)
-    from cascading_bandits.simulate.policies import order_code
-
-    oc = order_code(order)
+    args = _cell_args(weights, K, policy, order, tau, c)
+    w, K = args[2], args[3]
     lists = np.ascontiguousarray(lists, dtype=np.int64)
     clicks = np.ascontiguousarray(clicks, dtype=np.int64)
     if lists.ndim != 2 or lists.shape[1] != K or clicks.shape != lists.shape:
@@ -402,33 +433,7 @@ def replay_counters(
     w0 = np.ascontiguousarray(w0, dtype=np.int64)
     if w0.shape != (w.size,) or ((w0 != 0) & (w0 != 1)).any():
         raise ValueError(f"w0 must be {w.size} zeros and ones")
-    tau = _check_tau(tau, w.size, K)
-    c = V.positive_real("c", c, allow_zero=True)
-    rank, gaps = item_ranks(w, K)
-    byrank = np.argsort(rank).astype(np.int64)
-    model = CascadeModel(tuple(w), K)
-    fstar = model.expected_reward(model.optimal_list())  # f(A*) as the engine evaluates it
-    G, Gg, M, Mg, Mbg, T, below, bpath, sc = _replay(
-        COUNTED_POLICIES.index(policy),
-        oc,
-        w,
-        K,
-        c,
-        w0,
-        lists,
-        clicks,
-        tau,
-        rank,
-        byrank,
-        np.ascontiguousarray(gaps),
-        fstar,
-        bool(check),
-    )
-    out = {"G": G, "G_good": Gg, "M": M, "M_good": Mg, "Mbar_good": Mbg, "T": T}
-    out["below"], out["bpath"] = below, bpath
-    for name, v in zip(_SCALARS, sc, strict=True):
-        out[name] = v
-    return out
+    return _replay_run(args, lists, clicks, w0, check)
 
 
 #: the default of :func:`run_counters`' ``max_trace_bytes``
@@ -514,6 +519,7 @@ def run_counters(
     model = cell.click_model()
     per_run = 2 * n * K * 8
     chunk = max(1, min(cell.runs, max_trace_bytes // per_run))
+    args = _cell_args(cell.weights, K, cell.policy, cell.order, tau, cell.c)
     rows, eng = [], []
     for r0 in range(0, cell.runs, chunk):
         r1 = min(cell.runs, r0 + chunk)
@@ -521,22 +527,14 @@ def run_counters(
             model, cell.policy, cell.order, n, cell.c, uk[r0:r1], pk[r0:r1], threads
         )
         eng.append(regret)
+        # the engine's own lists, clicks and w_0 (int64, C-contiguous rows): replayed with the
+        # cell's arguments validated once (replay_counters' checks, per run, cost as much as
+        # the replay of a short run)
+        lists = np.ascontiguousarray(lists, dtype=np.int64)
+        clicks = np.ascontiguousarray(clicks, dtype=np.int64)
         for i in range(r1 - r0):
             w0 = initial_weights(cell.weights, uk[r0 + i])
-            rows.append(
-                replay_counters(
-                    cell.weights,
-                    K,
-                    cell.policy,
-                    cell.order,
-                    lists[i],
-                    clicks[i],
-                    w0,
-                    tau,
-                    cell.c,
-                    check,
-                )
-            )
+            rows.append(_replay_run(args, lists[i], clicks[i], w0, check))
         del lists, clicks
     _, gaps = item_ranks(cell.weights, K)
 
