@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from cascading_bandits.reports.cli import main
 
 
@@ -112,3 +114,25 @@ def test_exit_1_when_a_claim_fails(capsys):
         assert rc == 1 and "COUNTEREXAMPLE" in out
     finally:
         del _REGISTRY["test.cli_false"]
+
+
+def test_cost_pauses_the_collector_and_restores_it():
+    """``cascading verify`` imports verify with the cyclic collector off (reports/cli/verify.py,
+    _collector_paused); the collector's state afterwards is the one before, on or off, and a
+    failing block restores it too."""
+    import gc
+
+    from cascading_bandits.reports.cli import verify as cli_verify
+
+    was_on = gc.isenabled()
+    try:
+        for before in (True, False):
+            (gc.enable if before else gc.disable)()
+            with cli_verify._collector_paused():
+                assert not gc.isenabled()
+            assert gc.isenabled() is before
+            with pytest.raises(RuntimeError), cli_verify._collector_paused():
+                raise RuntimeError("inside")
+            assert gc.isenabled() is before
+    finally:
+        (gc.enable if was_on else gc.disable)()
