@@ -49,3 +49,22 @@ def test_numba_claims_exist_and_go_to_the_childs_end():
     todo = [get_claim(i) for i in ("lemma1", "sharp.pathwise", "bound.theorem2", "lemma2")]
     jobs = verify._jobs(todo, with_caveats=False)
     assert [c.id for _, c in jobs] == ["lemma1", "lemma2", "sharp.pathwise", "bound.theorem2"]
+
+
+def test_caveats_reusing_the_simulating_claims_work_go_next_to_them():
+    """The caveat builders of SIM_CAVEATS exist and sit between the other caveats and the
+    numba and simulating claims (the child's end), so that F(1e7), which bound.theorem4
+    computes in the child, is not computed again in the parent; every caveat is still a job."""
+    from cascading_bandits.verify import findings
+
+    names = [b.__name__ for b in findings.CAVEAT_BUILDERS]
+    assert verify.SIM_CAVEATS <= set(names)
+    todo = [get_claim(i) for i in ("lemma1", "sharp.pathwise", "bound.theorem4")]
+    jobs = verify._jobs(todo, with_caveats=True)
+    cav = [i for kind, i in jobs if kind == "caveat"]
+    assert sorted(cav) == list(range(len(names)))
+    near = [i for i in cav if names[i] in verify.SIM_CAVEATS]
+    assert cav[len(cav) - len(near) :] == sorted(near, reverse=True)
+    kinds = [(kind, getattr(x, "id", x)) for kind, x in jobs]
+    assert kinds[0] == ("claim", "lemma1")
+    assert kinds[-2:] == [("claim", "sharp.pathwise"), ("claim", "bound.theorem4")]
