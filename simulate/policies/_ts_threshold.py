@@ -509,25 +509,31 @@ def _count_above(it, res, nres, tau):
 
 @helper(HOT)
 def _top_res(it, res, nres, K, out):
-    """``out[:K]`` = the K entries of ``res[:nres]`` of largest sample, ties to the smaller id."""
-    for k in range(K):
-        best = -1
-        bi = -1
-        bx = 0.0
-        for i in range(nres):
-            e = res[i]
-            if e < 0:
-                continue
-            x = it[e, IV]
-            if best < 0 or x > bx or (x == bx and e < best):
-                bx = x
-                best = e
-                bi = i
-        out[k] = best
-        res[bi] = -1 - best
+    """``out[:K]`` = the K entries of ``res[:nres]`` (nres >= K) of largest sample, ties to
+    the smaller id, in that order: one pass, each entry inserted into the sorted ``out``
+    (K small: the K passes over ``res`` of a repeated maximum cost about 800 instructions a
+    step at K = 4)."""
+    m = 0
     for i in range(nres):
-        if res[i] < 0:
-            res[i] = -1 - res[i]
+        e = res[i]
+        x = it[e, IV]
+        if m == K:  # beats the K-th?
+            f = out[K - 1]
+            y = it[f, IV]
+            if not (x > y or (x == y and e < f)):
+                continue
+            j = K - 1
+        else:
+            j = m
+            m += 1
+        while j > 0:
+            f = out[j - 1]
+            y = it[f, IV]
+            if not (x > y or (x == y and e < f)):
+                break
+            out[j] = f
+            j -= 1
+        out[j] = e
 
 
 @helper(INNER)
