@@ -77,6 +77,7 @@ _UB, _LO, _HI, _Q, _K0, _ID0, _IK, _QN, _P, _IN = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 _NV = 10
 _ZREF = -2.0  # _K0 of an S = 0 state whose closed-form index at r0 (in _P) is kept
 LOOSE = 1e-5  # a bracket wider than this moves the state's reference to its Newton point
+_UNSORTED = 8  # states_pick sorts its alive states again when more are out of its sorted run
 _CAP0 = 64  # slots at the start; doubled when fewer than K are free before a step's moves
 
 
@@ -171,6 +172,16 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta
         table[i] = -1
         last = meta[0] - 1
         pos = sinfo[sl, _POS]
+        ns = meta[2]
+        if pos < ns:  # in states_pick's sorted run: close the gap, keeping the order
+            for q in range(pos, ns - 1):
+                o = perm[q + 1]
+                perm[q] = o
+                pub[q] = pub[q + 1]
+                sinfo[o, _POS] = q
+            pos = ns - 1  # sl now sits at the run's end, out of it
+            perm[pos] = sl
+            meta[2] = pos
         o = perm[last]  # swap with the last alive slot, which takes sl's position
         perm[pos] = o
         pub[pos] = pub[last]
@@ -256,7 +267,8 @@ def states_new(S, N):
             pub[b, i] = np.inf
     table, tmask = _new_table(B, _CAP0)
     islot = np.zeros(B * L, np.int64).reshape((B, L))
-    meta = np.zeros(2 * B, np.int64).reshape((B, 2))  # alive states, epoch of pub
+    # alive states, epoch of pub, length of states_pick's sorted run (0: none)
+    meta = np.zeros(3 * B, np.int64).reshape((B, 3))
     for b in range(B):
         meta[b, 1] = -1
         sl = -1  # the state of the previous item: the next one is often in it too (no probe)
@@ -588,6 +600,53 @@ def states_top(
 
 
 @helper(HOT)
+def _pick_visit(sl, q, t, th, t_ep, th_ep, tau, nc, above, nab, islot, sinfo, sval, pub, cand):
+    """states_pick's look at slot sl (at position q of the alive states; q < 0: its bound
+    is not to be checked): (tau, nc) after it, sl listed in ``cand`` if a candidate."""
+    if sinfo[sl, _BT] == t:  # bracketed already in step t
+        return tau, nc
+    if q >= 0:
+        if _epoch_bound(sl, q, t_ep, th_ep, sinfo, sval, pub) < tau:
+            return tau, nc
+    # a candidate: bracket its index, list it; its lower end is tau's if it is above and
+    # the state holds an item not shown (surely if it has more than nab)
+    lo = _bracket_candidate(sl, t, th, sinfo, sval)
+    cand[nc] = sl
+    nc += 1
+    if lo > tau:
+        c = sinfo[sl, _CNT]
+        if c <= nab:
+            for j in range(nab):
+                if islot[above[j]] == sl:
+                    c -= 1
+        if c > 0:
+            tau = lo
+    return tau, nc
+
+
+@helper(HOT)
+def _sort_run(ns, na, t_ep, th_ep, sinfo, sval, perm, pub, meta):
+    """Extend the sorted run ``perm[:ns]`` (bounds of the epoch t_ep increasing) to all
+    ``na`` alive states, bracketing the bounds not computed yet (insertion: the unsorted
+    ones are few, or all of them at an epoch's first step, when the states are few or the
+    epoch long)."""
+    for q in range(ns, na):
+        o = perm[q]
+        v = _epoch_bound(o, q, t_ep, th_ep, sinfo, sval, pub)
+        j = q
+        while j > 0 and pub[j - 1] > v:
+            x = perm[j - 1]
+            perm[j] = x
+            pub[j] = pub[j - 1]
+            sinfo[x, _POS] = j
+            j -= 1
+        perm[j] = o
+        pub[j] = v
+        sinfo[o, _POS] = j
+    meta[2] = na
+
+
+@helper(HOT)
 def states_pick(
     t, th, t_ep, th_ep, i0, i1, above, nab, shown, islot, sinfo, sval, bits, perm, pub, meta,
     cand, cur,
@@ -609,17 +668,24 @@ def states_pick(
     largest bound (``pub``) is below tau is skipped on four loads and three maxima (tau
     only grows during the scan, so a state skipped stays below it).
     """
-    if meta[1] != t_ep:  # a new epoch: every bound is to be computed again
+    if meta[1] != t_ep:  # a new epoch: every bound is to be computed again, none sorted
         for i in range(meta[0]):
             pub[i] = np.inf
         meta[1] = t_ep
+        meta[2] = 0
     na = meta[0]
+    ns = meta[2]
     tau = -np.inf
     nc = np.int64(0)  # not a literal: callees compile once
-    i = np.int64(-2)  # -2, -1: the incumbents' states; 0 .. na - 1: the alive states
-    while i < na:
+    neg = np.int64(-1)  # no position: the bound is not looked at
+    tau, nc = _pick_visit(islot[i0], neg, t, th, t_ep, th_ep, tau, nc, above, nab, islot,
+                          sinfo, sval, pub, cand)  # fmt: skip
+    tau, nc = _pick_visit(islot[i1], neg, t, th, t_ep, th_ep, tau, nc, above, nab, islot,
+                          sinfo, sval, pub, cand)  # fmt: skip
+    i = ns
+    while i < na:  # the unsorted states
         end = i + 1
-        if i >= 0 and i + 4 <= na:
+        if i + 4 <= na:
             end = i + 4
             x = pub[i]  # the block's largest bound (no NaN: brackets of finite states)
             y = pub[i + 1]
@@ -631,30 +697,19 @@ def states_pick(
             if x < tau:
                 i = end
                 continue
-        start = i
+        for q in range(i, end):
+            if pub[q] < tau:  # pub: this epoch's bound (or inf)
+                continue
+            tau, nc = _pick_visit(perm[q], q, t, th, t_ep, th_ep, tau, nc, above, nab, islot,
+                                  sinfo, sval, pub, cand)  # fmt: skip
         i = end
-        for q in range(start, end):
-            if q >= 0 and pub[q] < tau:  # pub: this epoch's bound (or inf)
-                continue
-            sl = perm[q] if q >= 0 else islot[i0 if q == -2 else i1]
-            if sinfo[sl, _BT] == t:
-                continue
-            if q >= 0:
-                if _epoch_bound(sl, q, t_ep, th_ep, sinfo, sval, pub) < tau:
-                    continue
-            # a candidate: bracket its index, list it; its lower end is tau's if it is
-            # above and the state holds an item not shown (surely if it has more than nab)
-            lo = _bracket_candidate(sl, t, th, sinfo, sval)
-            cand[nc] = sl
-            nc += 1
-            if lo > tau:
-                c = sinfo[sl, _CNT]
-                if c <= nab:
-                    for j in range(nab):
-                        if islot[above[j]] == sl:
-                            c -= 1
-                if c > 0:
-                    tau = lo
+    q = ns - 1
+    while q >= 0 and pub[q] >= tau:  # the sorted run, largest bound first: stop below tau
+        tau, nc = _pick_visit(perm[q], neg, t, th, t_ep, th_ep, tau, nc, above, nab, islot,
+                              sinfo, sval, pub, cand)  # fmt: skip
+        q -= 1
+    if ns == 0 or na - ns > _UNSORTED:
+        _sort_run(ns, na, t_ep, th_ep, sinfo, sval, perm, pub, meta)
     nk = 0
     for i in range(nc):
         sl = cand[i]
