@@ -299,10 +299,9 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
     done = {**mine, **theirs}
     if len(done) != len(jobs):  # the child died with jobs taken: rerun serially
         raise _ForkFailed
-    if with_caveats:
-        findings.prefetch(
-            [c for i, (kind, _) in enumerate(jobs) if kind == "caveat" for c in done[i]]
-        )
+    if with_caveats:  # in the builders' order (the job list moves some of them)
+        by_builder = {what: done[i] for i, (kind, what) in enumerate(jobs) if kind == "caveat"}
+        findings.prefetch([c for b in sorted(by_builder) for c in by_builder[b]])
     by_id = {jobs[i][1].id: v for i, v in done.items() if jobs[i][0] == "claim"}
     return [by_id[c.id] for c in todo]
 
