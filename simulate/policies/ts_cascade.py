@@ -33,9 +33,13 @@ denominator of ``sigma``, although TS-Cascade makes no step-0 observation.
 
 Given ``Z_t``, ``theta_t(e)`` is a pure function of the state ``(S(e), N(e))``, so
 ``lazy=True`` (the default) selects, from STATES_MIN = 96 items on (the plain loop below),
-the K largest over the distinct states
-(:mod:`._index_states`): the same lists bit for bit, at a cost per step that depends on
-the number of alive states, not on L; ``lazy=False`` is the plain loop.
+the K largest over the distinct states (:func:`top_states`, on the state tables of
+:mod:`._klucb_states`): the same lists bit for bit, at a cost per step that depends on
+the number of alive states (about 25 at L = 2048 up to n = 1e5), not on L; ``lazy=False``
+is the plain loop. :func:`top_states` prunes with an approximate index, two products of
+factors a state keeps for its life, not with the epoch bounds of
+:func:`._index_states.index_top` (TS-Cascade's bound moves with ``Z_t``, so that one made
+a square root or two per state and epoch and priced every incumbent exactly).
 """
 
 from __future__ import annotations
@@ -46,19 +50,36 @@ import numba
 import numpy as np
 
 from cascading_bandits.simulate.policies._index_states import (
+    PAD,
     STATES_MIN,
     TSCASCADE,
+    _push,
     index_buffers,
-    index_top,
-    next_epoch,
-    step_consts,
+    index_of,
 )
 from cascading_bandits.simulate.policies._klucb_states import (
+    _CNT,
+    _CUR,
+    _N,
+    _OUT,
+    _S,
+    _UBT,
+    _advance,
+    _emit,
+    _first,
+    _smallest_next,
     states_grow,
     states_move,
     states_new,
 )
-from cascading_bandits.simulate.policies.kernel import NJIT, play, select_top, step_buffers
+from cascading_bandits.simulate.policies.kernel import (
+    HOT,
+    NJIT,
+    helper,
+    play,
+    select_top,
+    step_buffers,
+)
 from cascading_bandits.simulate.policies.registry import register_policy
 from cascading_bandits.simulate.rng import POLICY, uniform
 
@@ -98,9 +119,147 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
         counts_out[e] = N[e] + 1  # the registry's T_n = 1 + observations in steps 1..n
 
 
+# sval columns of a state here (the state tables of :mod:`._klucb_states`, whose helpers
+# write only its columns _Q = 3 and _K0 = 4, on a new state): w, the two sigma factors
+# below, the step's exact index (3: _Q, overwritten, never read as a reference point
+# here), the step's upper end of the approximate index
+_W, _FA, _FB, _V, _HIU = 0, 1, 2, 3, 5
+_READY = 1  # sinfo[_UBT] of a state whose factors are in sval (_add opens a state at -1)
+
+#: relative slack of the approximate index (below); its error is a few ulps (2**-52 each)
+SLACK = 1e-12
+
+
+@helper(HOT)
+def _factors(sl, sinfo, sval):
+    """A new state's w and its sigma factors ``sqrt(w (1 - w) / (N + 1))`` and
+    ``1 / (N + 1)``: a state never changes, so they are computed once in its life."""
+    s = sinfo[sl, _S]
+    n = sinfo[sl, _N]
+    w = s / n if n > 0 else 0.0
+    sval[sl, _W] = w
+    sval[sl, _FA] = math.sqrt(w * (1.0 - w) / (n + 1.0))
+    sval[sl, _FB] = 1.0 / (n + 1.0)
+    sinfo[sl, _UBT] = _READY
+
+
+@helper(HOT)
+def top_states(t, z, g, sg, inc, ninc, m, islot, sinfo, sval, bits, perm, meta, tops, cand,
+               cur, out):  # fmt: skip
+    """``out[:m]`` = the m items of largest TS-Cascade index at step t, decreasing, ties to
+    the smaller id: :func:`.kernel.select_top` on every item's index, bit for bit.
+
+    ``g = log(t + 1)``, ``sg = sqrt(g)``, ``z`` the step's shared normal; ``inc[:ninc]``
+    the incumbents (the previous list; may be ``out`` itself, read before it is written);
+    the state tables of :mod:`._klucb_states` (``meta[0]`` alive states, their slots
+    ``perm[:meta[0]]``), every alive state's factors computed (:func:`_factors`).
+
+    Pass 1: every alive state's index approximated from its factors,
+    ``u = w + z max(FA sg, FB g)`` (two products, no square root or division a state),
+    within ``d = SLACK (1 + |z| (g + sg)) + PAD`` of the exact index (each factor and
+    product is a few ulps off; sigma <= max(g, sg / 2)). The m-th largest ``u`` with
+    multiplicity (a state of c items counts c times) over any set of states, less ``d``,
+    is at most the m-th largest exact index: so a state with ``u`` below that, less
+    another ``d``, holds none of the m items. The incumbents' states give that bound
+    before the scan, the states scanned raise it.
+    Pass 2: the exact index (:func:`._index_states.index_of`, the plain loop's operations)
+    of the states left, and tau, the m-th largest of those with multiplicity: the m-th
+    largest of all. The states of index >= tau are emitted by decreasing index, the ids
+    of states of bit-identical index merged in increasing order (as
+    :func:`._index_states.index_top`).
+    """
+    d2 = 2.0 * (SLACK * (1.0 + abs(z) * (g + sg)) + PAD)
+    for i in range(m):
+        tops[i] = -np.inf
+    for i in range(ninc):  # the incumbents' distinct states
+        sl = islot[inc[i]]
+        dup = False
+        for x in range(i):
+            if islot[inc[x]] == sl:
+                dup = True
+        if dup:
+            continue
+        a = sval[sl, _FA] * sg
+        b = sval[sl, _FB] * g
+        _push(tops, m, sval[sl, _W] + z * (a if a > b else b), sinfo[sl, _CNT])
+    top0 = tops[m - 1]
+    for i in range(m):
+        tops[i] = -np.inf
+    thr = top0 - d2
+    nc = np.int64(0)  # not a literal: callees compile once
+    for i in range(meta[0]):
+        sl = perm[i]
+        a = sval[sl, _FA] * sg
+        b = sval[sl, _FB] * g
+        u = sval[sl, _W] + z * (a if a > b else b)
+        if u < thr:
+            continue
+        sval[sl, _HIU] = u
+        cand[nc] = sl
+        nc += 1
+        _push(tops, m, u, sinfo[sl, _CNT])
+        x = tops[m - 1] - d2
+        if x > thr:
+            thr = x
+    lo = thr
+    for i in range(m):
+        tops[i] = -np.inf
+    nk = 0
+    kind = np.int64(TSCASCADE)
+    for i in range(nc):
+        sl = cand[i]
+        if sval[sl, _HIU] < lo:
+            continue
+        v = index_of(kind, sinfo[sl, _S], sinfo[sl, _N], g, z, tops)  # (no params read)
+        sval[sl, _V] = v
+        cand[nk] = sl
+        nk += 1
+        _push(tops, m, v, sinfo[sl, _CNT])
+    tau = tops[m - 1]
+    nc = nk
+    nk = 0
+    for i in range(nc):
+        sl = cand[i]
+        if sval[sl, _V] >= tau:
+            cand[nk] = sl
+            nk += 1
+    k = 0
+    while k < m and nk > 0:
+        ia = 0  # the candidate of largest index
+        for i in range(1, nk):
+            if sval[cand[i], _V] > sval[cand[ia], _V]:
+                ia = i
+        v = sval[cand[ia], _V]
+        g_n = 0  # the candidates of index exactly v, taken out of cand
+        i = 0
+        while i < nk:
+            c = cand[i]
+            if sval[c, _V] == v:
+                cur[g_n] = c
+                g_n += 1
+                nk -= 1
+                cand[i] = cand[nk]
+            else:
+                i += 1
+        if g_n == 1:
+            k = _emit(cur[0], sinfo, bits, out, k, m)
+            continue
+        for x in range(g_n):  # their ids merged in increasing order
+            sinfo[cur[x], _CUR] = _first(cur[x], sinfo, bits)
+            sinfo[cur[x], _OUT] = 0
+        while k < m:
+            b = _smallest_next(cur, g_n, sinfo)
+            if b < 0:
+                break
+            e = sinfo[cur[b], _CUR]
+            out[k] = e
+            k += 1
+            sinfo[cur[b], _CUR] = _advance(cur[b], e, sinfo, bits)
+
+
 @numba.njit(**NJIT)
 def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
-    """The K largest over the distinct states (lazy=True; :mod:`._index_states`)."""
+    """The K largest over the distinct states (lazy=True; :func:`top_states`)."""
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
     L = attract.size
     S = np.zeros(L, np.int64)  # clicks observed
@@ -110,33 +269,33 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
     sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(
         S.reshape((1, L)), N.reshape((1, L))
     )
+    # one table: its rows, taken once (a view made per step costs reference counting)
     si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
     ta, isl, me = table[0], islot[0], meta[0]
     tops, cand, cur = index_buffers(L, K)
-    kind = np.int64(TSCASCADE)
+    for i in range(me[0]):
+        _factors(pe[i], si, sv)
     ninc = np.int64(0)  # not literals: callees compile once
-    t_ep = np.int64(0)
-    g_ep = 0.0
     cum, j = 0.0, np.int64(0)
     for t in range(1, n + 1):
-        if t > t_ep:
-            t_ep = next_epoch(t, t_ep)
-            g_ep = step_consts(kind, t_ep, params)
         z = shared_normal(pkey, t, L)
-        g = step_consts(kind, t, params)
-        index_top(kind, t, z, g, t_ep, g_ep, params, sel, ninc, K, isl, si, sv, bi, pe, pu,
-                  me, tops, cand, cur, sel)  # fmt: skip
+        g = math.log(t + 1.0)  # the plain loop's lg
+        top_states(t, z, g, math.sqrt(g), sel, ninc, K, isl, si, sv, bi, pe, me, tops, cand,
+                   cur, sel)  # fmt: skip
         ninc = K
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
         if pe.size - me[0] < K:  # each move may open one state
-            g = states_grow(sinfo, sval, bits, perm, pub, table)
-            sinfo, sval, bits, perm, pub, table, tmask = g
+            gr = states_grow(sinfo, sval, bits, perm, pub, table)
+            sinfo, sval, bits, perm, pub, table, tmask = gr
             si, sv, bi, pe, pu, ta = sinfo[0], sval[0], bits[0], perm[0], pub[0], table[0]
         for k in range(nobs):
-            states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
+            e = lst[k]
+            states_move(e, S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
+            if si[isl[e], _UBT] != _READY:  # a new state
+                _factors(isl[e], si, sv)
     for e in range(L):
         counts_out[e] = N[e] + 1  # the registry's T_n = 1 + observations in steps 1..n
 
