@@ -29,7 +29,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from _twins import twins
+from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
 import cascading_bandits.bounds as B
@@ -228,18 +229,14 @@ def _report():
     print(f"\n[api fuzz] {len(NAMES)} names; " + ", ".join(f"{k}={v}" for k, v in COUNTS.items()))
 
 
+@twins(
+    FUZZ_EXAMPLES,
+    MANY_EXAMPLES,
+    dict(data=st.data()),
+    suppress_health_check=list(HealthCheck),
+)
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=FUZZ_EXAMPLES, suppress_health_check=list(HealthCheck), deadline=None)
-@given(data=st.data())
 def test_fuzz_public_api(name, data):
-    _call(name, data)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=MANY_EXAMPLES, suppress_health_check=list(HealthCheck), deadline=None)
-@given(data=st.data())
-def test_fuzz_public_api_many(name, data):
     _call(name, data)
 
 

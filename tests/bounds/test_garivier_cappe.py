@@ -8,7 +8,8 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from _twins import twins
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cascading_bandits.bounds.garivier_cappe import (
@@ -106,26 +107,20 @@ pairs = st.tuples(
 # counts (``*_many``).
 
 
-@settings(max_examples=12, deadline=None)
-@given(pairs)
-@example((0.05, 0.2, 0.5))
-@example((0.2, 0.2000001, 0.3))
-@example((1e-9, 0.5, 10.0))
-@example((0.5, 0.9, 1e-8))
-@example((0.999, 1.0, 1e-3))
-@example((0.3, 1 - 1e-16, 2.0))
+@twins(
+    12,
+    60,
+    dict(a=pairs),
+    examples=[
+        ((0.05, 0.2, 0.5),),
+        ((0.2, 0.2000001, 0.3),),
+        ((1e-9, 0.5, 10.0),),
+        ((0.5, 0.9, 1e-8),),
+        ((0.999, 1.0, 1e-3),),
+        ((0.3, 1 - 1e-16, 2.0),),
+    ],
+)
 def test_float_within_2ulp_of_80_digits(a):
-    _check_float_within_2ulp_of_80_digits(a)
-
-
-@pytest.mark.slow
-@settings(max_examples=60, deadline=None)
-@given(pairs)
-def test_float_within_2ulp_of_80_digits_many(a):
-    _check_float_within_2ulp_of_80_digits(a)
-
-
-def _check_float_within_2ulp_of_80_digits(a):
     mu, ms, eps = a
     C2, beta = klucb_tail_constants(mu, ms, eps)
     ref = klucb_tail_constants_mp(mu, ms, eps, dps=80)
@@ -136,20 +131,8 @@ def _check_float_within_2ulp_of_80_digits(a):
             assert abs(mpmath.mpf(got) - want) <= 4.5e-16 * abs(want)
 
 
-@settings(max_examples=8, deadline=None)
-@given(pairs.filter(lambda a: 0 < a[0] and a[1] < 1))
+@twins(8, 40, dict(a=pairs.filter(lambda a: 0 < a[0] and a[1] < 1)))
 def test_root_solves_defining_equation_at_60_digits(a):
-    _check_root_solves_defining_equation_at_60_digits(a)
-
-
-@pytest.mark.slow
-@settings(max_examples=40, deadline=None)
-@given(pairs.filter(lambda a: 0 < a[0] and a[1] < 1))
-def test_root_solves_defining_equation_at_60_digits_many(a):
-    _check_root_solves_defining_equation_at_60_digits(a)
-
-
-def _check_root_solves_defining_equation_at_60_digits(a):
     mu, ms, eps = a
     c = klucb_tail_constants_mp(mu, ms, eps, dps=60)
     with mpmath.workdps(60):

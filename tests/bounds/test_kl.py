@@ -5,6 +5,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from _twins import twins
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -72,52 +73,34 @@ def test_klucb_special_cases():
 # full count through the same check.
 
 
-def _check_klucb_within_1e12_of_mpmath(mean, count, threshold):
+@twins(
+    80,
+    400,
+    dict(mean=probs, count=counts, threshold=thresholds),
+    examples=[
+        (0.0, 1.0, 1e4),
+        (1e-300, 1e12, 1e-300),
+        (0.5, 1e12, 1e-10),
+        (1 - 1e-16, 1.0, 1e4),
+        (0.9999, 1.0, 5.0),
+        (1.4140547372146673e-245, 70896345069.48798, 8.055841881291215e-07),
+    ],
+)
+def test_klucb_within_1e12_of_mpmath(mean, count, threshold):
     got = klucb_index(mean, count, threshold)
     ref = klucb_index_mp(mean, count, threshold, dps=50)
     assert abs(mpmath.mpf(got) - ref) <= 1e-12
     assert mean <= got <= 1.0
 
 
-@settings(max_examples=80, deadline=None)
-@given(probs, counts, thresholds)
-@example(0.0, 1.0, 1e4)
-@example(1e-300, 1e12, 1e-300)
-@example(0.5, 1e12, 1e-10)
-@example(1 - 1e-16, 1.0, 1e4)
-@example(0.9999, 1.0, 5.0)
-@example(1.4140547372146673e-245, 70896345069.48798, 8.055841881291215e-07)
-def test_klucb_within_1e12_of_mpmath(mean, count, threshold):
-    _check_klucb_within_1e12_of_mpmath(mean, count, threshold)
-
-
-@pytest.mark.slow
-@settings(max_examples=400, deadline=None)
-@given(probs, counts, thresholds)
-def test_klucb_within_1e12_of_mpmath_many(mean, count, threshold):
-    _check_klucb_within_1e12_of_mpmath(mean, count, threshold)
-
-
-def _check_klucb_solves_the_equation(mean, count, threshold):
+@twins(40, 200, dict(mean=st.floats(0.0, 0.999), count=counts, threshold=st.floats(1e-3, 1e4)))
+def test_klucb_solves_the_equation(mean, count, threshold):
     u = klucb_index(mean, count, threshold)
     if u < 1.0 - 1e-9:
         # count * kl(mean, U) = threshold at the root; compare in the q-direction
         lo = klucb_index_mp(mean, count, threshold * (1 - 1e-9), dps=30)
         hi = klucb_index_mp(mean, count, threshold * (1 + 1e-9), dps=30)
         assert lo - 1e-13 <= u <= hi + 1e-13
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.floats(0.0, 0.999), counts, st.floats(1e-3, 1e4))
-def test_klucb_solves_the_equation(mean, count, threshold):
-    _check_klucb_solves_the_equation(mean, count, threshold)
-
-
-@pytest.mark.slow
-@settings(max_examples=200, deadline=None)
-@given(st.floats(0.0, 0.999), counts, st.floats(1e-3, 1e4))
-def test_klucb_solves_the_equation_many(mean, count, threshold):
-    _check_klucb_solves_the_equation(mean, count, threshold)
 
 
 @settings(max_examples=200, deadline=None)

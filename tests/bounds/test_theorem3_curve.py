@@ -7,7 +7,8 @@ import mpmath
 import numpy as np
 import pytest
 from _bounds_strategies import instances
-from hypothesis import example, given, settings
+from _twins import twins
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cascading_bandits.bounds import (
@@ -78,21 +79,9 @@ def pairs(draw):
 
 # 40 examples (each a 50-digit mpmath root) in the default run; the slow tier draws 150
 # through the same check.
-@settings(max_examples=40)
-@given(pairs())
-@example((5e-324, 2.2250738585e-313, 1.0))  # found by hypothesis: C2 = 1.1e312
+@twins(40, 150, dict(pair=pairs()), examples=[((5e-324, 2.2250738585e-313, 1.0),)])
 def test_float_constants_match_mpmath_to_1e12(pair):
-    _check_float_constants_match_mpmath_to_1e12(pair)
-
-
-@pytest.mark.slow
-@settings(max_examples=150)
-@given(pairs())
-def test_float_constants_match_mpmath_to_1e12_many(pair):
-    _check_float_constants_match_mpmath_to_1e12(pair)
-
-
-def _check_float_constants_match_mpmath_to_1e12(pair):
+    # examples: (5e-324, 2.2250738585e-313, 1.0) was found by hypothesis: C2 = 1.1e312
     mu, ms, eps = pair
     if not mu < ms:
         return

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from _twins import twins
 from hypothesis import strategies as st
 
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
@@ -63,24 +63,10 @@ _SERVES = dict(
 )
 
 
-@settings(max_examples=60, deadline=None)
-@given(**_SERVES)
+@twins(60, 300, _SERVES)
 def test_brackets_hold_the_index_over_the_thresholds_a_reference_serves(
     n, frac, t0, steps, c, q_next
 ):
-    _check_thresholds_a_reference_serves(n, frac, t0, steps, c, q_next)
-
-
-@pytest.mark.slow
-@settings(max_examples=300, deadline=None)
-@given(**_SERVES)
-def test_brackets_hold_the_index_over_the_thresholds_a_reference_serves_many(
-    n, frac, t0, steps, c, q_next
-):
-    _check_thresholds_a_reference_serves(n, frac, t0, steps, c, q_next)
-
-
-def _check_thresholds_a_reference_serves(n, frac, t0, steps, c, q_next):
     s = int(round(frac * n))
     S, N, F, Ist = _state(s, n)
     F[0, sel.QN] = q_next  # any earlier Newton point, valid or not
@@ -100,21 +86,9 @@ _FOLLOW = dict(
 )
 
 
-@settings(max_examples=40, deadline=None)
-@given(**_FOLLOW)
+@twins(40, 200, _FOLLOW)
 def test_brackets_follow_the_state_and_refinement_keeps_the_index(n, frac, t, moves):
     """Observations move the reference (a new state); _refine tightens a bracket."""
-    _check_follow_the_state(n, frac, t, moves)
-
-
-@pytest.mark.slow
-@settings(max_examples=200, deadline=None)
-@given(**_FOLLOW)
-def test_brackets_follow_the_state_and_refinement_keeps_the_index_many(n, frac, t, moves):
-    _check_follow_the_state(n, frac, t, moves)
-
-
-def _check_follow_the_state(n, frac, t, moves):
     s = int(round(frac * n))
     S, N, F, Ist = _state(s, n)
     for click, dt in moves:
@@ -155,22 +129,10 @@ _ENCLOSE = dict(
 )
 
 
-@settings(max_examples=60, deadline=None)
-@given(**_ENCLOSE)
+@twins(60, 300, _ENCLOSE)
 def test_a_reference_encloses_kl_at_the_states_it_serves(n, frac, moves, lift):
     """Later states reuse the reference (no logarithm): their enclosure [KLO, KHI] holds
     kl(p, q0), computed with mpmath at 50 digits, and KHI is the stored reciprocal's."""
-    _check_reference_encloses_kl(n, frac, moves, lift)
-
-
-@pytest.mark.slow
-@settings(max_examples=300, deadline=None)
-@given(**_ENCLOSE)
-def test_a_reference_encloses_kl_at_the_states_it_serves_many(n, frac, moves, lift):
-    _check_reference_encloses_kl(n, frac, moves, lift)
-
-
-def _check_reference_encloses_kl(n, frac, moves, lift):
     s = int(round(frac * n))
     S, N, F, Ist = _state(s, n)
     p0 = s / n
