@@ -119,7 +119,6 @@ from functools import lru_cache
 
 import mpmath
 import numpy as np
-from scipy import integrate
 
 from cascading_bandits.bounds import _validate as V
 from cascading_bandits.bounds.indices import klucb_threshold
@@ -242,10 +241,10 @@ def _float_start(m, ms, e):
     ``l2 = log((1 - mu) / (1 - mu*))``, ``l3 = log(r / mu)``, ``l4 = log((1 - r) / (1 - mu))``.
     The guess is ``x (1 - 1e-6)``, or ``x - 4 err / g'(x)`` if that is lower; None when
     that is not positive (float64 cannot resolve the root: a tiny gap, or a huge eps pushing
-    the root onto the slope's zero at mu*). The factor 4 is a safety margin over the first-order bound, tested against
-    the 50-digit root on log-uniform draws down to gaps and means of 1e-12 and eps from 1e-8
-    to 1e8 (tests/bounds/test_garivier_cappe.py). :func:`_root_offset` still checks the guess
-    and drops one above the root.
+    the root onto the slope's zero at mu*). The factor 4 is a safety margin over the
+    first-order bound, tested against the 50-digit root on log-uniform draws down to gaps and
+    means of 1e-12 and eps from 1e-8 to 1e8 (tests/bounds/test_garivier_cappe.py).
+    :func:`_root_offset` still checks the guess and drops one above the root.
     """
     fm, fs, fe = float(m), float(ms), float(e)
     if not (0 < fm < fs < 1 and 0 < fe < math.inf):
@@ -834,6 +833,10 @@ def _tail_integral(m, n, c):
 
         def g(u):
             return u ** (2 - c) + c * math.log(u) * u ** (1 - c) + u ** (-c)
+
+        # imported here: scipy.integrate loads scipy.optimize (0.16 s), which nothing else
+        # that imports this module needs (e.g. `cascading verify` before its fork)
+        from scipy import integrate
 
         val, err = integrate.quad(g, u0, u1, epsabs=0, epsrel=1e-12, limit=200)
         val += 10 * err
