@@ -36,7 +36,7 @@ __all__ = [
 #: bumped whenever a change alters any number the engine produces for a given cell and
 #: seed; stored results of an older version are resumed only where :data:`ENGINE_CHANGES`
 #: says the numbers stayed the same (simulate.sweep)
-ENGINE_VERSION = 7
+ENGINE_VERSION = 8
 
 #: version -> (what changed, predicate(policy name, L) true for the cells it changed)
 ENGINE_CHANGES = {
@@ -62,6 +62,11 @@ ENGINE_CHANGES = {
     7: (
         "cascade-ts from 128 items on: the threshold sampler's thresholds count a head's "
         "envelope mass as at most 1 (same law, other numbers)",
+        lambda name, L: name == "cascade-ts" and L >= 128,
+    ),
+    8: (
+        "cascade-ts from 128 items on: the threshold sampler takes a Poisson point's member "
+        "and its thinning from one uniform (same law, other numbers)",
         lambda name, L: name == "cascade-ts" and L >= 128,
     ),
 }

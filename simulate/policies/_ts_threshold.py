@@ -30,8 +30,11 @@ probability U_e; for the rest, points of a Poisson process of rate
 ``rb_j = -log(1 - 2^-j)`` per item of bucket j, thinned to ``r_e = -log(1 - U_e)``, give
 every item at least one point with probability ``1 - exp(-r_e) = U_e``, independently:
 ``Poisson(sum_j n_j rb_j)`` points, each in bucket j with probability proportional to
-``n_j rb_j``, at a uniform member. The cost is O(#buckets + sum_e U_e) a step, and the
-items' updates move them between adjacent buckets (O(distance) swaps).
+``n_j rb_j``, at a uniform member ``k = floor(u n_j)``, kept with probability
+``r_e / rb_j`` by the fraction ``u n_j - k`` of the same uniform (given k, uniform on a
+grid of step ``n_j 2^-53`` up to the rounding of ``u n_j``: a Bernoulli exact to about
+2^-37 at 65,536 items, one uniform a point less). The cost is O(#buckets + sum_e U_e) a
+step, and the items' updates move them between adjacent buckets (O(distance) swaps).
 
 Two thresholds, exact completion
 --------------------------------
@@ -442,12 +445,15 @@ def _level(lv, tau, it, perm, start, rb, wb, res, nres, tau_up, pkey, t, L, ctr,
         n = st[s + 1] - st[s]
         if n == 0:  # rounding at the end of the scan
             continue
-        k = min(int(_seq(pkey, t, L, ctr) * n), n - 1)
+        # the member, k = floor(u n), and the thinning, by the fraction y - k of the same
+        # uniform (module docstring: given k, uniform on a grid of step n 2^-53)
+        y = _seq(pkey, t, L, ctr) * n
+        k = min(int(y), n - 1)
         e = pm[st[s] + k]
         if it[e, ic] == t:  # already proposed this step
             continue
         re = it[e, ir]
-        if _seq(pkey, t, L, ctr) * rb[s] >= re:
+        if (y - k) * rb[s] >= re:
             continue  # thinned out
         it[e, ic] = t
         if it[e, IST] == t:
