@@ -140,6 +140,9 @@ def _check_table(S, N, tab):
         flags = np.unpackbits(bits[sl].astype("<u8").view(np.uint8), bitorder="little")
         assert np.flatnonzero(flags).tolist() == members.tolist()
         assert all(islot[e] == sl for e in members)
+    # states_pick's sorted run perm[:meta[2]]: bounds of the epoch meta[1], increasing
+    run = pub[: meta[2]]
+    assert 0 <= meta[2] <= meta[0] and np.isfinite(run).all() and (np.diff(run) >= 0).all()
     for sl in perm[meta[0] :]:
         assert not bits[sl].any()
     assert (table >= 0).sum() == len(alive)

@@ -23,6 +23,19 @@ states_new, states_grow, states_move, states_pick = (
 )
 
 
+def _check_run(sinfo, sval, perm, pub, meta):
+    """The alive states' positions, and states_pick's sorted run perm[:meta[2]]: bounds of
+    the epoch meta[1] (each its state's), increasing."""
+    na, ns = meta[0], meta[2]
+    assert 0 <= ns <= na
+    for pos in range(na):
+        assert sinfo[perm[pos], kst._POS] == pos
+    for pos in range(ns):
+        sl = perm[pos]
+        assert sinfo[sl, kst._UBT] == meta[1] and pub[pos] == sval[sl, kst._UB]
+        assert pos == 0 or pub[pos - 1] <= pub[pos]
+
+
 def _definition(S, N, th, shown):
     """(pick, best item not shown) from every item's exact index: index desc, id asc."""
     idx = [klucb_scalar(S[e] / N[e] if N[e] else 0.0, float(N[e]), th) for e in range(S.size)]
@@ -47,6 +60,7 @@ def test_pick_is_the_definition(L_, nmax, seed):
     t_ep, th_ep = 0, 0.0
     prev = np.zeros((B, 2), np.int64)
     checked_dup = 0
+    sorted_runs = 0
     for t in range(1, 150):
         th = klucb_threshold_scalar(float(t), 3.0)
         if t > t_ep:
@@ -72,6 +86,8 @@ def test_pick_is_the_definition(L_, nmax, seed):
                               cand, cur)  # fmt: skip
             exp = _definition(S[b], N[b], th, shown)
             assert tuple(int(x) for x in got) == exp, (t, b, above.tolist())
+            _check_run(sinfo[b], sval[b], perm[b], pub[b], meta[b])
+            sorted_runs += meta[b, 2] > 1
             checked_dup += exp[0] != exp[1]
             prev[b] = got
             moved = rng.choice(L_, size=3, replace=False) if t % 3 else np.array(got)
@@ -80,4 +96,6 @@ def test_pick_is_the_definition(L_, nmax, seed):
                 S[b, e] += rng.integers(0, 2)
                 states_move(e, S[b], N[b], islot[b], sinfo[b], sval[b], bits[b], perm[b],
                             pub[b], table[b], tmask, meta[b])  # fmt: skip
+            _check_run(sinfo[b], sval[b], perm[b], pub[b], meta[b])  # the run kept by moves
+    assert sorted_runs > 100  # the picks scanned sorted runs
     assert checked_dup > 20  # the pick was shown above often enough to test the rule
