@@ -215,7 +215,17 @@ def index_top(
         cand[nc] = sl
         nc += 1
         _push(tops, m, v, sinfo[sl, _CNT])
-    tau = tops[m - 1]
+    emit_above(tops[m - 1], cand, nc, m, sinfo, sval, bits, cur, out)
+
+
+@helper(HOT)
+def emit_above(tau, cand, nc, m, sinfo, sval, bits, cur, out):
+    """``out[:m]``: the items of the candidate states ``cand[:nc]`` whose exact index
+    (``sval[sl, _V]``) is at least ``tau``, by decreasing index, the ids of states of
+    bit-identical index merged in increasing order (ties to the smaller id, as
+    :func:`.kernel.select_top`); ``tau`` is the m-th largest index with multiplicity, so
+    they fill ``out[:m]``. ``cand`` is reordered, ``cur`` is work space. The last step of
+    :func:`index_top` and of ``ts_cascade.top_states``."""
     nk = 0
     for i in range(nc):
         sl = cand[i]

@@ -54,20 +54,15 @@ from cascading_bandits.simulate.policies._index_states import (
     STATES_MIN,
     TSCASCADE,
     _push,
+    emit_above,
     index_buffers,
     index_of,
 )
 from cascading_bandits.simulate.policies._klucb_states import (
     _CNT,
-    _CUR,
     _N,
-    _OUT,
     _S,
     _UBT,
-    _advance,
-    _emit,
-    _first,
-    _smallest_next,
     states_grow,
     states_move,
     states_new,
@@ -215,46 +210,7 @@ def top_states(t, z, g, sg, inc, ninc, m, islot, sinfo, sval, bits, perm, meta, 
         cand[nk] = sl
         nk += 1
         _push(tops, m, v, sinfo[sl, _CNT])
-    tau = tops[m - 1]
-    nc = nk
-    nk = 0
-    for i in range(nc):
-        sl = cand[i]
-        if sval[sl, _V] >= tau:
-            cand[nk] = sl
-            nk += 1
-    k = 0
-    while k < m and nk > 0:
-        ia = 0  # the candidate of largest index
-        for i in range(1, nk):
-            if sval[cand[i], _V] > sval[cand[ia], _V]:
-                ia = i
-        v = sval[cand[ia], _V]
-        g_n = 0  # the candidates of index exactly v, taken out of cand
-        i = 0
-        while i < nk:
-            c = cand[i]
-            if sval[c, _V] == v:
-                cur[g_n] = c
-                g_n += 1
-                nk -= 1
-                cand[i] = cand[nk]
-            else:
-                i += 1
-        if g_n == 1:
-            k = _emit(cur[0], sinfo, bits, out, k, m)
-            continue
-        for x in range(g_n):  # their ids merged in increasing order
-            sinfo[cur[x], _CUR] = _first(cur[x], sinfo, bits)
-            sinfo[cur[x], _OUT] = 0
-        while k < m:
-            b = _smallest_next(cur, g_n, sinfo)
-            if b < 0:
-                break
-            e = sinfo[cur[b], _CUR]
-            out[k] = e
-            k += 1
-            sinfo[cur[b], _CUR] = _advance(cur[b], e, sinfo, bits)
+    emit_above(tops[m - 1], cand, nk, m, sinfo, sval, bits, cur, out)
 
 
 @numba.njit(**NJIT)
