@@ -160,8 +160,8 @@ def top_states(t, z, g, sg, inc, ninc, m, islot, sinfo, sval, bits, perm, meta, 
     Pass 2: the exact index (:func:`._index_states.index_of`, the plain loop's operations)
     of the states left, and tau, the m-th largest of those with multiplicity: the m-th
     largest of all. The states of index >= tau are emitted by decreasing index, the ids
-    of states of bit-identical index merged in increasing order (as
-    :func:`._index_states.index_top`).
+    of states of bit-identical index merged in increasing order
+    (:func:`._index_states.emit_above`, as :func:`._index_states.index_top` does).
     """
     d2 = 2.0 * (SLACK * (1.0 + abs(z) * (g + sg)) + PAD)
     for i in range(m):
