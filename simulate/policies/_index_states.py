@@ -24,12 +24,10 @@ Upper bounds. UCB1, UCB-V and the greedy index are nondecreasing in t (``log(t -
 ``log t``: every floating-point operation of the formula is monotone, so the computed
 index is too), so the index computed at the end ``t_ep`` of the current epoch (epochs grow
 geometrically, :func:`._klucb_select.epoch`), plus PAD, bounds it at every step of the
-epoch; it is computed once per state and epoch. TS-Cascade's index ``w + Z_t sigma_t`` has
-``sigma_t`` nondecreasing in t and a sign that changes with ``Z_t``: a state keeps
-``(w, sigma at t_ep, sigma at the step the bound was made)``, and its bound at step t is
-``w + Z_t sigma(t_ep)`` if ``Z_t >= 0``, else ``w + Z_t sigma(made)`` (computed with the
-index's own operations, plus PAD). A state never changes (observed items move to another
-state), so a bound holds until its epoch ends.
+epoch; it is computed once per state and epoch. A state never changes (observed items
+move to another state), so a bound holds until its epoch ends. TS-Cascade's index moves
+with ``Z_t``'s sign, so it selects with :func:`.ts_cascade.top_states` (its own pruning)
+and shares :func:`index_of`, :func:`step_consts` and :func:`emit_above` with this one.
 
 Tests: tests/simulate/test_selection_index_states.py (lazy == plain == reference at L up
 to 2048 with ties across states, the bound property on every state).
@@ -90,7 +88,7 @@ PAD = 1e-12
 
 # columns of the state tables' float rows (sval of _klucb_states; its _Q column, which
 # states_move copies from an item's old state, is _V here and is read only when _BT == t)
-_A, _B, _C, _V = 0, 1, 2, 3
+_A, _V = 0, 3  # the upper bound of the epoch, the step's exact index
 
 
 @helper(HOT)
@@ -135,15 +133,7 @@ def _set_bound(kind, sl, sinfo, sval, g, g_ep, t_ep, params):
     """Slot sl's upper bound for the steps up to ``t_ep`` (module docstring)."""
     s = sinfo[sl, _S]
     n = sinfo[sl, _N]
-    if kind == TSCASCADE:
-        w = s / n if n > 0 else 0.0
-        sval[sl, _A] = w
-        sval[sl, _B] = _sigma(w, n, g_ep)
-        sval[sl, _C] = _sigma(w, n, g)
-    else:
-        sval[sl, _A] = index_of(kind, s, n, g_ep, 0.0, params) + PAD
-        sval[sl, _B] = 0.0
-        sval[sl, _C] = 0.0
+    sval[sl, _A] = index_of(kind, s, n, g_ep, 0.0, params) + PAD
     sinfo[sl, _UBT] = t_ep
 
 
@@ -170,9 +160,11 @@ def index_top(
     Parameters
     ----------
     kind : int64
-        :data:`UCB1`, :data:`UCBV`, :data:`GREEDY` or :data:`TSCASCADE`.
+        :data:`UCB1`, :data:`UCBV` or :data:`GREEDY` (TS-Cascade has
+        :func:`.ts_cascade.top_states`).
     t : int
-        The step; ``g`` its constant (:func:`step_consts`), ``z`` TS-Cascade's shared normal.
+        The step; ``g`` its constant (:func:`step_consts`); ``z`` is passed to
+        :func:`index_of`, which these kinds ignore.
     t_ep, g_ep : int, float
         End of the bounds' epoch holding t and the constant of step ``t_ep``.
     params : ndarray
@@ -182,8 +174,7 @@ def index_top(
     m : int
         Items wanted.
     islot, sinfo, sval, bits, perm, pub, meta
-        One state table (:mod:`._klucb_states`; ``pub`` holds the bounds by position, not
-        used by TS-Cascade, whose bound moves with ``z``).
+        One state table (:mod:`._klucb_states`; ``pub`` holds the bounds by position).
     tops (m,), cand, cur (>= alive states) : work arrays.
     """
     for i in range(m):
@@ -202,12 +193,8 @@ def index_top(
         if i >= ninc:
             if sinfo[sl, _UBT] != t_ep:
                 _set_bound(kind, sl, sinfo, sval, g, g_ep, t_ep, params)
-                if kind != TSCASCADE:
-                    pub[i - ninc] = sval[sl, _A]
-            ub = sval[sl, _A]
-            if kind == TSCASCADE:
-                ub = ub + z * (sval[sl, _B] if z >= 0.0 else sval[sl, _C]) + PAD
-            if ub < tops[m - 1]:
+                pub[i - ninc] = sval[sl, _A]
+            if sval[sl, _A] < tops[m - 1]:
                 continue
         v = index_of(kind, sinfo[sl, _S], sinfo[sl, _N], g, z, params)
         sval[sl, _V] = v
