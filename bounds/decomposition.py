@@ -190,6 +190,11 @@ def theorem1_permutation(A, w, K=None) -> list[int]:
         ``pi[k]`` is the optimal item (0-based index into ``w``) matched with position k.
     """
     A, w, K, _ = _setup(A, w, K)
+    return _permutation(A, w, K)
+
+
+def _permutation(A, w, K):
+    """:func:`theorem1_permutation` of checked inputs (:func:`_setup`'s)."""
     opt = sorted(range(len(w)), key=lambda e: -w[e])[:K]
     opt_set = set(opt)
     pi = [a if a in opt_set else None for a in A]
@@ -199,7 +204,11 @@ def theorem1_permutation(A, w, K=None) -> list[int]:
 
 def conditional_regret(A, w, K=None):
     """``E_t[R(A_t, w_t)] = f(A*, w) - f(A_t, w) = prod(1 - w(a_k)) - prod(1 - w(a*_k))``."""
-    A, w, K, exact = _setup(A, w, K)
+    return _conditional_regret(*_setup(A, w, K))
+
+
+def _conditional_regret(A, w, K, exact):
+    """:func:`conditional_regret` of checked inputs (:func:`_setup`'s)."""
     opt = sorted(range(len(w)), key=lambda e: -w[e])[:K]
     miss_a, miss_opt = _one(exact), _one(exact)
     for a in A:
@@ -221,10 +230,14 @@ def event_probabilities(A, w, K=None) -> np.ndarray:
         ``prod_{i<k} (1 - w(a_i))`` if ``a_k = e`` and ``pi_t(k) = e*`` for a position k, else 0.
         dtype object (Fractions) in the exact case, float64 otherwise.
     """
-    A, w, K, exact = _setup(A, w, K)
+    return _event_probabilities(*_setup(A, w, K))
+
+
+def _event_probabilities(A, w, K, exact):
+    """:func:`event_probabilities` of checked inputs (:func:`_setup`'s)."""
     order = sorted(range(len(w)), key=lambda e: -w[e])
     rank = {e: r for r, e in enumerate(order)}
-    pi = theorem1_permutation(A, w if exact else np.asarray(w), K)
+    pi = _permutation(A, w, K)
     out = np.full((len(w), K), _zero(exact), dtype=object if exact else np.float64)
     examined = _one(exact)
     for a, e_star in zip(A, pi, strict=True):
@@ -242,9 +255,13 @@ def theorem1_alpha(w, K=None):
 
 def theorem1_sum(A, w, K=None):
     """``S = sum_{e>K} sum_{e*<=K} Delta_{e,e*} E_t[1{G_{e,e*,t}}]``, Theorem 1's upper bound."""
-    A, w, K, exact = _setup(A, w, K)
+    return _theorem1_sum(*_setup(A, w, K))
+
+
+def _theorem1_sum(A, w, K, exact):
+    """:func:`theorem1_sum` of checked inputs (:func:`_setup`'s)."""
     order = sorted(range(len(w)), key=lambda e: -w[e])
-    P = event_probabilities(A, w if exact else np.asarray(w), K)
+    P = _event_probabilities(A, w, K, exact)
     total = _zero(exact)
     for r in range(K, len(w)):
         for j in range(K):
@@ -271,10 +288,12 @@ def theorem1_bounds(A, w, K=None):
         Theorem 1 claims ``lower <= exact <= upper`` whenever ``A`` is a list of the
         K largest UCBs for some U, which holds for every K-permutation ``A``.
     """
+    # the inputs checked and converted once (each part used to check them again: most of the
+    # time of a call on exact weights, which verify makes by the thousand); the same values
     A, w, K, exact = _setup(A, w, K)
-    wk = w if exact else np.asarray(w)
-    S = theorem1_sum(A, wk, K)
-    return theorem1_alpha(wk, K) * S, conditional_regret(A, wk, K), S
+    S = _theorem1_sum(A, w, K, exact)
+    alpha = (1 - max(w)) ** (K - 1)  # theorem1_alpha
+    return alpha * S, _conditional_regret(A, w, K, exact), S
 
 
 def theorem1_from_ucbs(U, w, K=None, order="decreasing") -> dict:

@@ -398,11 +398,18 @@ def _kl_part(p, q, delta):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t = delta / q
         small = np.abs(t) < 0.1
-        ts = np.where(small, t, 0.0)
-        poly = np.zeros_like(ts)
-        for a in _PHI_COEFS:
-            poly = poly * ts + a
-        series = q * ts * ts * poly
+        # the series only where it is used (most of a curve's points are not small): the
+        # same operations on those elements, in place (Horner from the leading coefficient:
+        # 0 * ts + a is a exactly), so the same bits as on the whole array
+        series = np.zeros(t.shape)
+        if small.any():
+            ts = t[small]
+            poly = np.full(ts.shape, _PHI_COEFS[0])
+            for a in _PHI_COEFS[1:]:
+                poly *= ts
+                poly += a
+            qs = np.broadcast_to(q, t.shape)[small]
+            series[small] = qs * ts * ts * poly
         pp = np.where(p > 0, p, 1.0)
         # log(p/q) as log1p(t) (t exact to 1 ulp, so no log p - log q cancellation) unless
         # p << q (t rounds towards -1) or t overflows (q subnormal): there |log(p/q)| >= log 2

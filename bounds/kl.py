@@ -61,6 +61,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds._rawmp import kl_mpf
 
 __all__ = [
     "kl",
@@ -189,7 +190,10 @@ def kl_mp(p, q, dps: int | None = None):
         pp, qq = _as_mpf("p", p), _as_mpf("q", q)
         _check_mp_prob("p", pp)
         _check_mp_prob("q", qq)
-        return _kl_py_mp(pp, qq)
+        # _kl_py_mp's arithmetic on the raw mpf tuples (bounds._rawmp: the same operations at
+        # the same precision and rounding, the same bits; 2x faster, the mpf objects around
+        # each step were half the cost of a 50-digit evaluation)
+        return mpmath.mp.make_mpf(kl_mpf(pp._mpf_, qq._mpf_, mpmath.mp.prec))
 
 
 def kl_iv(p, q):

@@ -55,3 +55,18 @@ def test_lemma2_integrand_is_the_one_over_kl_of_bounds_kl():
                 1, kl_mpf(p._mpf_, mpf_add(p._mpf_, x._mpf_, prec, "n"), prec), prec, "n"
             )
             assert raw == (1 / _kl_py_mp(p, p + x))._mpf_
+
+
+@pytest.mark.parametrize("dps", [17, 50])
+def test_kl_mp_is_the_mpf_arithmetic_bit_for_bit(dps):
+    """bounds.kl.kl_mp computes with kl_mpf: the number _kl_py_mp gives, at the dps asked
+    for and at the caller's (dps None), from floats and from numeric strings."""
+    from cascading_bandits.bounds.kl import kl_mp
+
+    rng = np.random.default_rng(36)
+    pts = _points(rng, 1000) + [("0.3", "0.30000000000000000000001"), ("1", "0"), (0, "0")]
+    for p, q in pts:
+        with mpmath.workdps(dps):
+            ref = _kl_py_mp(mpmath.mpf(p), mpmath.mpf(q))._mpf_
+            assert kl_mp(p, q)._mpf_ == ref, (p, q)
+        assert kl_mp(p, q, dps=dps)._mpf_ == ref, (p, q)
