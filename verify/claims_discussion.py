@@ -102,7 +102,7 @@ def kl_quadratic_taylor_residual():
 
 def kl_quadratic_slack(ctx, p, x):
     """``(Delta^2/(p(1-p)) - kl(p - Delta, p)) / p`` with ``Delta = x p``."""
-    return x * x / (1 - p) - ctx.kl(p * (1 - x), p) / p
+    return x * x / (ctx.one - p) - ctx.kl(p * (ctx.one - x), p) / p
 
 
 #: box of the default run (budget < 2), of budgets 2 to 8, of the slow run (budget >= 8)
@@ -272,14 +272,18 @@ def example_expected_discovery(L, K):
     K unseen items per step is optimal and gives ``sum_{j=0}^{m-1} (1 - jK/L)``, ``m = ceil(L/K)``.
     """
     m = -(-L // K)
-    return sum(1 - Fraction(j * K, L) for j in range(m))
+    # the sum over the common denominator L in integers (1 - jK/L = (L - jK)/L), reduced once
+    # at the end: the same Fraction as summing Fractions, which reduced every partial sum
+    return Fraction(sum(L - j * K for j in range(m)), L)
 
 
 def example_expected_discovery_bruteforce(L, K):
     """The same minimum by exhaustion over the numbers of new items shown per step (exact)."""
     best = None
 
-    # a policy reveals n_1, n_2, ... new items (0 <= n_j <= K) until all L are seen
+    # a policy reveals n_1, n_2, ... new items (0 <= n_j <= K) until all L are seen; the
+    # expected step sum_j step_j n_j / L is accumulated as its numerator over L (exact
+    # integers, compared as the Fractions they stand for: one denominator)
     def rec(left, step, acc):
         nonlocal best
         if left == 0:
@@ -291,10 +295,10 @@ def example_expected_discovery_bruteforce(L, K):
         for n in range(min(K, left), -1, -1):
             if n == 0:
                 continue  # showing no new item only delays discovery
-            rec(left - n, step + 1, acc + Fraction(step * n, L))
+            rec(left - n, step + 1, acc + step * n)
 
-    rec(L, 1, Fraction(0))
-    return best
+    rec(L, 1, 0)
+    return Fraction(best, L)
 
 
 @claim(

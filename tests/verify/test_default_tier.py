@@ -51,3 +51,21 @@ def test_symbolic_identities_are_decided_exactly():
     assert all(P.lemma2_rewrite_identity(K) == 0 for K in range(1, 5))
     assert all(P.ucb1_sos_identity(K) == 0 for K in range(1, 5))
     assert P.kl_shift_derivatives() == (0, 0)
+
+
+def test_rational_field_decides_a_false_identity_as_nonzero():
+    """The field the identities are computed in reduces to 0 only what is identically 0:
+    Lemma 2's two forms with one coefficient changed, and the sum-of-squares form with a
+    square dropped, are nonzero rational functions."""
+    F, a, b, c = P._rational_field(["a", "b", "c"])
+    assert a / b + c / b - (a + c) / b == 0
+    assert (a + 1) / (b * c) - a / (b * c) != 0
+    d1, d2, k1, k2 = P._rational_field(["d1", "d2", "k1", "k2"])[1:]
+    lhs = d1 / k1 + d2 * (1 / k2 - 1 / k1)
+    assert lhs - ((d1 - d2) / k1 + d2 / k2) == 0  # K = 2 by hand
+    assert lhs - ((d1 - d2) / k1 + d1 / k2) != 0  # the wrong last term
+    _, dK, r1 = P._rational_field(["DeltaK", "r1"])
+    d = [dK / r1, dK]
+    bracket = d[0] / d[0] ** 2 + d[1] * (1 / d[1] ** 2 - 1 / d[0] ** 2)
+    assert 2 - dK * bracket - (r1 + (1 - r1) ** 2) == 0  # ucb1_sos_identity(2) by hand
+    assert 2 - dK * bracket - r1 != 0  # without the square
