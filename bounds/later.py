@@ -227,11 +227,30 @@ def theorem2_gapfree_split(L, K, n, threshold):
     """``threshold n K' + 12 (L - K) log n / threshold + pi^2 L / 3`` (Corollary 2, before min).
 
     Valid upper bound on CascadeUCB1's regret for every ``threshold > 0`` (module docstring,
-    proof of Corollary 2). ``K' = min(K, L - K)``. Scalar or array ``n``.
+    proof of Corollary 2). ``K' = min(K, L - K)``. Scalar or array ``n``; ``threshold`` a
+    number or an array of them, broadcast against ``n`` (a grid of thresholds in one pass:
+    each value the one a call at that threshold gives, the same operations elementwise).
     """
     L, K = _LK(L, K)
-    th = V.positive_real("threshold", threshold)
+    try:
+        many = np.ndim(threshold) > 0
+    except ValueError:  # a ragged nest of sequences: as_float_array says what is wrong
+        many = True
     n, scalar = _horizon(n)
+    if many:
+        th = V.as_float_array("threshold", threshold)
+        if th.size == 0 or not (np.isfinite(th).all() and (th > 0).all()):
+            raise ValueError(f"threshold must hold finite numbers > 0, got {V.show(threshold)}")
+        try:
+            np.broadcast_shapes(th.shape, np.shape(n))
+        except ValueError:
+            raise ValueError(
+                f"threshold and n must broadcast together; got shapes {th.shape} and "
+                f"{np.shape(n)}"
+            ) from None
+        scalar = False
+    else:
+        th = V.positive_real("threshold", threshold)
     with np.errstate(over="ignore", invalid="ignore"):
         out = th * n * _kprime(L, K) + 12 * (L - K) * _log(n) / th + math.pi**2 * L / 3
     if not np.all(np.isfinite(out)):

@@ -324,9 +324,12 @@ def _example(ctx):
     pairs = [(L, K) for L in range(1, 121) for K in range(1, L + 1)]
     for L, K in pairs:
         e = example_expected_discovery(L, K)
-        low = Fraction(L, 2 * K) + Fraction(1, 2)
-        # two-sided: report the smaller of the two slacks
-        tr.add(min(e - low, Fraction(L, 2 * K) + 1 - e), {"L": L, "K": K, "E*": str(e)})
+        # two-sided: report the smaller of the two slacks, e - (L/(2K) + 1/2) and
+        # (L/(2K) + 1) - e, formed over their common denominator 2K den(e) in integers (the
+        # same rationals as in Fraction arithmetic, one Fraction a pair instead of six)
+        a, b = e.numerator, e.denominator
+        lo, hi = 2 * K * a - b * (L + K), b * (L + 2 * K) - 2 * K * a
+        tr.add(Fraction(min(lo, hi), 2 * K * b), {"L": L, "K": K, "E*": str(e)})
     if bad:
         return Outcome(
             status=FAILS,

@@ -66,6 +66,23 @@ def test_corollary2_optimisation_against_brute_force():
         assert vals.min() <= best * (1 + 1e-5)  # and the grid reaches it
 
 
+def test_corollary2_split_on_a_threshold_grid_is_each_call_bit_for_bit():
+    """An array of thresholds (broadcast against n) gives each threshold's own value."""
+    grid = np.exp(np.linspace(math.log(1e-4), math.log(10.0), 301))
+    for L, K, n in [(16, 2, 10**5), (8, 5, 1000), (199, 3, 987654321), (3, 1, 2)]:
+        one = np.array([later.theorem2_gapfree_split(L, K, n, g) for g in grid])
+        assert np.array_equal(later.theorem2_gapfree_split(L, K, n, grid), one)
+    ns = np.array([10.0, 1e4, 1e8])
+    both = later.theorem2_gapfree_split(9, 4, ns, grid[:, None])
+    assert both.shape == (grid.size, ns.size)
+    assert np.array_equal(both[:, 1], later.theorem2_gapfree_split(9, 4, 1e4, grid))
+    for bad in ([], [0.1, -1.0], [0.2, math.inf], [[0.1], [0.2, 0.3]], [0.3, None]):
+        with pytest.raises(ValueError, match="threshold"):
+            later.theorem2_gapfree_split(4, 2, 1000, bad)
+    with pytest.raises(ValueError, match="broadcast"):
+        later.theorem2_gapfree_split(4, 2, np.array([10, 20, 30]), np.array([0.1, 0.2]))
+
+
 def test_corollary2_step_restricted_peeling():
     # the proof's step: peeling over the gaps above the threshold is at most 2/threshold
     rng = np.random.default_rng(1)
