@@ -36,7 +36,7 @@ __all__ = [
 #: bumped whenever a change alters any number the engine produces for a given cell and
 #: seed; stored results of an older version are resumed only where :data:`ENGINE_CHANGES`
 #: says the numbers stayed the same (simulate.sweep)
-ENGINE_VERSION = 8
+ENGINE_VERSION = 9
 
 #: version -> (what changed, predicate(policy name, L) true for the cells it changed)
 ENGINE_CHANGES = {
@@ -67,6 +67,12 @@ ENGINE_CHANGES = {
     8: (
         "cascade-ts from 128 items on: the threshold sampler takes a Poisson point's member "
         "and its thinning from one uniform (same law, other numbers)",
+        lambda name, L: name == "cascade-ts" and L >= 128,
+    ),
+    9: (
+        "cascade-ts from 128 items on: the threshold sampler re-chooses its thresholds by a "
+        "search from the previous ones to 1/32 in logit (was a bisection of [-40, 40] to "
+        "1e-4; same law, other numbers)",
         lambda name, L: name == "cascade-ts" and L >= 128,
     ),
 }

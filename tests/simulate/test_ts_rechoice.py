@@ -1,11 +1,11 @@
 """CascadeTS threshold sampler: a re-choice of thresholds (``_tune``, ``_place``) against
 plain re-statements of what it computes, bit for bit.
 
-``_tune`` computes each distinct state's mass once per bisection step; ``_place`` memoises
+``_tune`` computes each distinct state's mass once per step of its search; ``_place`` memoises
 each state's masses, rates and buckets and writes each row of ``ix`` once. A faster
 re-choice may not change a number: the thresholds and the bucket order decide which
 random numbers each item gets, so the runs' numbers (golden cells) depend on them. The
-references below are the definitions, one bisection per level and one item at a time, in
+references below are the definitions, one search per level and one item at a time, in
 Python over :func:`_envelope_mass`'s twin.
 """
 
@@ -36,9 +36,12 @@ def _posteriors(L, scale, seed):
     return S, N
 
 
-def _reference_taus(K, a, b, S, N, fx):
-    """Two bisections, each on its own, over the states in order of first item (the items
-    with N >= MEMO_N one by one), each state's mass capped at 1 and weighted by its items."""
+def _reference_taus(K, a, b, S, N, fx, prev):
+    """Two searches, each on its own, over the states in order of first item (the items
+    with N >= MEMO_N one by one), each state's mass capped at 1 and weighted by its items:
+    from each level's threshold in ``prev`` (0 in logit if none was set), a bracket of
+    half-width TUNE_W doubled outward until the sum crosses the target, then bisected to
+    TUNE_TOL."""
     seen, states = {}, []
     for e in range(S.size):
         key = (int(S[e]), int(N[e]))
@@ -48,24 +51,40 @@ def _reference_taus(K, a, b, S, N, fx):
         if N[e] < ts.MEMO_N:
             seen[key] = len(states)
         states.append([a + S[e], b + (N[e] - S[e]), fx[e, ts.JLB], 1.0])
-    out = []
-    for target in (K + ts.T1, K + ts.T2):
-        lo, hi = -40.0, 40.0
-        for _ in range(ts.TUNE_STEPS):
-            mid = 0.5 * (lo + hi)
-            tau = 1.0 / (1.0 + math.exp(-mid))
-            lt, l1t = -math.log1p(math.exp(-mid)), -math.log1p(math.exp(mid))
-            tot = 0.0
-            for sa, sb, sl, sc in states:
-                tot += sc * min(_mass(sa, sb, sl, tau, lt, l1t), 1.0)
-                if tot > target:
-                    break
+
+    def above(x, target):
+        tau = 1.0 / (1.0 + math.exp(-x))
+        lt, l1t = -math.log1p(math.exp(-x)), -math.log1p(math.exp(x))
+        tot = 0.0
+        for sa, sb, sl, sc in states:
+            tot += sc * min(_mass(sa, sb, sl, tau, lt, l1t), 1.0)
             if tot > target:
+                return True
+        return False
+
+    out = []
+    for lv, target in enumerate((K + ts.T1, K + ts.T2)):
+        x0 = 0.0
+        if prev[ts.EPOCH] > 0:
+            x0 = min(max(prev[2 + lv] - prev[4 + lv], -40.0), 40.0)
+        w = ts.TUNE_W
+        lo, hi = max(x0 - w, -40.0), min(x0 + w, 40.0)
+        while lo > -40.0 and not above(lo, target):
+            hi, w = lo, 2 * w
+            lo = max(lo - w, -40.0)
+        while hi < 40.0 and above(hi, target):
+            lo, w = hi, 2 * w
+            hi = min(hi + w, 40.0)
+        while hi - lo > ts.TUNE_TOL:
+            mid = 0.5 * (lo + hi)
+            if above(mid, target):
                 lo = mid
             else:
                 hi = mid
+        assert lo == -40.0 or above(lo, target)
+        assert hi == 40.0 or not above(hi, target)
         out.append(1.0 / (1.0 + math.exp(-hi)))
-    taus = np.zeros(7)  # the thresholds, their logs and the epoch (ts.EPOCH)
+    taus = prev.copy()  # the thresholds, their logs and the epoch (ts.EPOCH)
     _set_taus(taus, out[0], out[1])
     return taus
 
@@ -75,13 +94,23 @@ def _reference_taus(K, a, b, S, N, fx):
     [(128, 1, 1, (1.0, 1.0)), (300, 10, 4, (2.0, 3.0)), (2048, 20, 4, (1.0, 1.0)),
      (700, 300, 16, (1.0, 1.0))],
 )  # fmt: skip
-def test_tune_gives_the_two_bisections_thresholds(L, scale, K, prior):
+def test_tune_gives_the_two_searches_thresholds(L, scale, K, prior):
     a, b = prior
     S, N = _posteriors(L, scale, seed=L + K)
     it, ix, fx, *_ = _state(L, a, b, S, N)
     taus = np.zeros(7)  # the thresholds, their logs and the epoch (ts.EPOCH)
     _tune(K, a, b, S, N, fx, taus)
-    assert taus.tobytes() == _reference_taus(K, a, b, S, N, fx).tobytes()
+    assert taus.tobytes() == _reference_taus(K, a, b, S, N, fx, np.zeros(7)).tobytes()
+    # a second choice starts from the first's thresholds: after more observations of every
+    # item (the search moves down), and again at the same posteriors
+    N2 = N + 3 * scale
+    S2 = S + scale // 2
+    _, _, fx2, *_ = _state(L, a, b, S2, N2)
+    for SS, NN, ff in ((S2, N2, fx2), (S2, N2, fx2), (S, N, fx)):
+        prev = taus.copy()
+        _tune(K, a, b, SS, NN, ff, taus)
+        assert taus.tobytes() == _reference_taus(K, a, b, SS, NN, ff, prev).tobytes()
+        assert taus[ts.EPOCH] == prev[ts.EPOCH] + 1
 
 
 def test_place_gives_each_items_own_masses_and_the_id_order():
