@@ -245,8 +245,7 @@ def theorem2_gapfree_split(L, K, n, threshold):
             np.broadcast_shapes(th.shape, np.shape(n))
         except ValueError:
             raise ValueError(
-                f"threshold and n must broadcast together; got shapes {th.shape} and "
-                f"{np.shape(n)}"
+                f"threshold and n must broadcast together; got shapes {th.shape} and {np.shape(n)}"
             ) from None
         scalar = False
     else:

@@ -61,7 +61,8 @@ def lemma2_rewrite_identity(K):
     """sympy: LHS of Lemma 2 minus its rewritten form, with kl values as free symbols, in
     the field of rational functions of them (:func:`_rational_field`): 0 iff the identity
     holds for every value of the symbols."""
-    F, *g = _rational_field([f"Delta{i}" for i in range(1, K + 1)] + [f"k{i}" for i in range(1, K + 1)])
+    names = [f"Delta{i}" for i in range(1, K + 1)] + [f"k{i}" for i in range(1, K + 1)]
+    F, *g = _rational_field(names)
     d, k = g[:K], g[K:]
     lhs = d[0] / k[0] + sum((d[i] * (1 / k[i] - 1 / k[i - 1]) for i in range(1, K)), F.zero)
     rew = sum(((d[i] - d[i + 1]) / k[i] for i in range(K - 1)), F.zero) + d[K - 1] / k[K - 1]

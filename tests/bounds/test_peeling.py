@@ -6,7 +6,7 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 from _bounds_strategies import sorted_gaps
-from hypothesis import example, given, settings
+from _twins import twins
 from hypothesis import strategies as st
 
 from cascading_bandits.bounds.peeling import (
@@ -106,9 +106,8 @@ def test_bad_input(call, msg):
         call()
 
 
-@settings(max_examples=200)
-@given(sorted_gaps(exact=True))
-@example([F(1), F(1, 1000)])
+# default run 40 examples (the same checks), the slow tier 200 (the default had 200: 5 s)
+@twins(40, 200, dict(g=sorted_gaps(exact=True)), examples=[([F(1), F(1, 1000)],)])
 def test_ucb1_peeling_lemma_exact(g):
     lhs, rhs = ucb1_peeling_lhs(g), ucb1_peeling_rhs(g)
     assert lhs <= rhs
@@ -126,11 +125,13 @@ def lemma2_args(draw):
     return p, ps
 
 
-@settings(max_examples=200)
-@given(lemma2_args())
-@example((0.0, [1.0, 0.5]))
-@example((0.5, [0.501, 0.501]))
-@example((0.9, [1.0, 0.95, 0.91]))
+# default run 50 examples (the same checks), the slow tier 200 (the default had 200: 2 s)
+@twins(
+    50,
+    200,
+    dict(args=lemma2_args()),
+    examples=[((0.0, [1.0, 0.5]),), ((0.5, [0.501, 0.501]),), ((0.9, [1.0, 0.95, 0.91]),)],
+)
 def test_lemma2_holds_and_rewriting_is_exact(args):
     p, ps = args
     lhs, rhs = lemma2_lhs(p, ps), lemma2_rhs(p, ps)
