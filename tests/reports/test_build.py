@@ -68,9 +68,12 @@ def _md_rows(md, heading):
     return rows[1:]  # drop the header
 
 
-def test_report_files_and_numbers(tmp_path, fake_run):
+def test_report_files_and_numbers(tmp_path, fake_run, warm_cache, small_section_figures):
+    """Every figure of the builder drawn for real (the sections' own figures are drawn for
+    real in test_report_quick's report); the bound values from the warm cache."""
     fakes, horizon = fake_run
     out = tmp_path / "rep"
+    warm_cache(out / "results")
     md_path = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=4)
     md = md_path.read_text(encoding="utf-8")
     for stem in B.FIGURES:
@@ -116,12 +119,13 @@ def test_report_files_and_numbers(tmp_path, fake_run):
     assert set(js["tables"]) >= {"table1", "table2", "bounds", "policies"}
 
 
-def test_refuses_to_overwrite(tmp_path, fake_run, monkeypatch, small_section_figures):
+def test_refuses_to_overwrite(tmp_path, fake_run, monkeypatch, small_section_figures, warm_cache):
     from matplotlib.figure import Figure
 
-    # file semantics only: one small figure instead of the full set
+    # file semantics only: one small figure instead of the full set, cached bound values
     monkeypatch.setattr(B, "draw_figures", lambda data: {"order": Figure(figsize=(1, 1))})
     out = tmp_path / "rep"
+    warm_cache(out / "results")
     B.build_report(out, runs=2, horizon=1000, progress=False, curve_points=3)
     before = (out / "report.md").read_bytes()
     with pytest.raises(ValueError, match="--overwrite"):
@@ -131,6 +135,7 @@ def test_refuses_to_overwrite(tmp_path, fake_run, monkeypatch, small_section_fig
     # a user's own unrelated file is never touched, and a lone figure also blocks
     out2 = tmp_path / "rep2"
     (out2 / "figures").mkdir(parents=True)
+    warm_cache(out2 / "results")
     (out2 / "figures" / "order.pdf").write_bytes(b"mine")
     with pytest.raises(ValueError, match="figures/order.pdf"):
         B.build_report(out2, runs=2, horizon=1000, progress=False, curve_points=3)
@@ -156,9 +161,20 @@ def test_markdown_row_regex_sanity():
     assert _md_rows(md, "## X") == [["1", "2"], ["3", "4"]]
 
 
-def test_unusable_stored_results_name_the_reports_remedy(
-    tmp_path, monkeypatch, small_section_figures
-):
+class _NoEarlyWork:
+    """In place of build._Early in the tests of a report that fails at its simulation: the
+    bound values and the sections' early work (about 3 CPU s at the quick scale), which
+    build_report waits for before it raises, are not what they are about (every report
+    built in the other tests does that work)."""
+
+    def __init__(self, s, memo, sections):
+        pass
+
+    def join(self):
+        pass
+
+
+def test_unusable_stored_results_name_the_reports_remedy(tmp_path, monkeypatch):
     sweep = pytest.importorskip("cascading_bandits.simulate.sweep")
 
     def refuse(names, out_dir, **kw):
@@ -168,6 +184,7 @@ def test_unusable_stored_results_name_the_reports_remedy(
         )
 
     monkeypatch.setattr(sweep, "run_experiments", refuse)
+    monkeypatch.setattr(B, "_Early", _NoEarlyWork)
     with pytest.raises(ValueError) as info:
         # serial: no verify process beside (test_a_failed_report_stops_its_verify_process)
         B.build_report(tmp_path / "r", quick=True, workers=1, progress=False)
@@ -177,7 +194,7 @@ def test_unusable_stored_results_name_the_reports_remedy(
     assert not (tmp_path / "r" / "report.md").exists()
 
 
-def test_a_failed_report_stops_its_verify_process(tmp_path, monkeypatch, small_section_figures):
+def test_a_failed_report_stops_its_verify_process(tmp_path, monkeypatch):
     """verify runs beside the simulation in a process of its own; when the report fails
     first, that process is ended, not left behind (a pool worker once waited for work
     forever after its parent had gone)."""
@@ -194,6 +211,9 @@ def test_a_failed_report_stops_its_verify_process(tmp_path, monkeypatch, small_s
     real_start = B.start_verify
     monkeypatch.setattr(B, "start_verify", start)
     fake_simulation(monkeypatch, refuse)
+    # the report fails as soon as verify has started: its processes run for as long as the
+    # early work would, at two cores' worth of CPU
+    monkeypatch.setattr(B, "_Early", _NoEarlyWork)
     with pytest.raises(ValueError, match="another scale"):
         B.build_report(tmp_path / "r", quick=True, workers=2, progress=False)
     assert len(started) == 1 and not started[0].running()
@@ -221,10 +241,14 @@ def test_verify_beside_raises_the_childs_error_and_stops(tmp_path):
     assert not pending.running()
 
 
-def test_summary_says_when_a_regret_exceeds_its_upper_bound(tmp_path, small_section_figures):
+def test_summary_says_when_a_regret_exceeds_its_upper_bound(
+    tmp_path, small_section_figures, bound_memo, warm_cache
+):
+    warm_cache(tmp_path / "results")  # the ledger's values
+
     def run(shift):
         res = {"table1": table_results("table1", shift=shift, horizon=1000)}
-        data = B.collect(res, 1000, curve_points=2)
+        data = B.collect(res, 1000, curve_points=2, memo=bound_memo)
         s = B.Settings(out=tmp_path, runs=2, horizon=1000)
         return B.render_markdown(s, data, {"available": False, "reason": "test"}, {})
 
@@ -233,11 +257,14 @@ def test_summary_says_when_a_regret_exceeds_its_upper_bound(tmp_path, small_sect
     assert "above 1 in some row" in big and "below 1 in every row" not in big
 
 
-def test_each_ratio_to_theorem4_uses_its_own_policys_mean(tmp_path, t1, small_section_figures):
+def test_each_ratio_to_theorem4_uses_its_own_policys_mean(
+    tmp_path, t1, small_section_figures, bound_memo, warm_cache
+):
     """KL-UCB / Theorem 4 is CascadeKL-UCB's mean over the Theorem 4 rate (and UCB1 / Theorem
     4 CascadeUCB1's), in the rows, the exported bounds table and the lead; the fakes give the
     two policies means 3 to 4 times apart, so a ratio from the other policy's mean shows."""
-    data = B.collect({"table1": t1}, 1000, curve_points=2)
+    data = B.collect({"table1": t1}, 1000, curve_points=2, memo=bound_memo)
+    warm_cache(tmp_path / "results")  # the ledger's values
     rows = data["bounds"]
     assert all(b.ucb1_mean > 2 * b.klucb_mean for b in rows)
     for b in rows:
@@ -282,11 +309,14 @@ def toy_report_bound():
 
 
 def test_a_registered_bound_appears_in_the_report(
-    tmp_path, fake_run, monkeypatch, toy_report_bound, small_section_figures
+    tmp_path, fake_run, monkeypatch, toy_report_bound, small_section_figures, warm_cache
 ):
     fakes, horizon = fake_run
     monkeypatch.setattr(B, "draw_figures", lambda data: {})
     out = tmp_path / "rep"
+    # cached values without the toy bound: the registry's values and the ledger are keyed
+    # by the registered names, so those are computed here with it
+    warm_cache(out / "results")
     md = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=3)
     md = md.read_text(encoding="utf-8")
     js = json.loads((out / "report.json").read_text())
@@ -350,7 +380,7 @@ def test_verify_in_two_processes_gives_the_verdicts_of_one(tmp_path):
 
 
 def test_a_section_reading_verify_early_must_say_so(
-    tmp_path, fake_run, monkeypatch, small_section_figures
+    tmp_path, fake_run, monkeypatch, small_section_figures, warm_cache
 ):
     """The builder writes the sections that need no verdict while verify runs beside; one
     that reads ctx.verify without declaring it is refused with the remedy, and one that
@@ -363,11 +393,25 @@ def test_a_section_reading_verify_early_must_say_so(
         return ""
 
     monkeypatch.setattr(B, "SECTIONS", [*B.SECTIONS, B.Section("late", reads, reads_verify=True)])
-    B.build_report(tmp_path / "a", runs=2, horizon=1000, progress=False, curve_points=2)
+    B.build_report(
+        tmp_path / "a",
+        results_dir=warm_cache(tmp_path / "results"),
+        runs=2,
+        horizon=1000,
+        progress=False,
+        curve_points=2,
+    )
     assert seen == ["test"]  # fake_run's verify answer
     monkeypatch.setattr(B, "SECTIONS", [*B.SECTIONS, B.Section("early", reads)])
     with pytest.raises(RuntimeError, match="reads_verify=True"):
-        B.build_report(tmp_path / "b", runs=2, horizon=1000, progress=False, curve_points=2)
+        B.build_report(
+            tmp_path / "b",
+            results_dir=tmp_path / "results",
+            runs=2,
+            horizon=1000,
+            progress=False,
+            curve_points=2,
+        )
 
 
 def test_prefetched_bounds_are_what_collect_asks_for(tmp_path):

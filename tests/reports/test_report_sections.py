@@ -145,9 +145,10 @@ FAKE_VERIFY = {
 
 
 @pytest.fixture(scope="module")
-def fake_report(tmp_path_factory):
+def fake_report(tmp_path_factory, warm_cache):
     """One report from the fakes, shared by the tests that only read it; no figures (they
-    took most of its 10 s; test_build's report from the same fakes draws them all)."""
+    took most of its 10 s; test_build's report from the same fakes draws them all), the
+    bound values from the warm cache."""
     horizon = 1000
     fakes = {
         "table1": table_results("table1", shift=lambda c: -5.0, horizon=horizon),
@@ -167,6 +168,7 @@ def fake_report(tmp_path_factory):
         mp.setattr(B, "draw_figures", lambda data: {})
         patch_section_figures(mp)
         out = tmp_path_factory.mktemp("fake") / "rep"
+        warm_cache(out / "results")
         md = B.build_report(out, runs=2, horizon=horizon, progress=False, curve_points=3)
     return out, md.read_text(encoding="utf-8"), fakes
 
@@ -195,12 +197,14 @@ def test_timing_line_says_results_were_reused(fake_report):
     assert "simulation 0.1 s" not in md
 
 
-def test_timing_line_shows_original_compute_time(tmp_path, small_section_figures):
+def test_timing_line_shows_original_compute_time(
+    tmp_path, small_section_figures, bound_memo, warm_cache
+):
     res = table_results("table1", horizon=1000)
     for i, r in enumerate(res):
         r.provenance["seconds"] = 1.5 + i
-    data = B.collect({"table1": res}, 1000, curve_points=2)
-    s = B.Settings(out=tmp_path, runs=2, horizon=1000)
+    data = B.collect({"table1": res}, 1000, curve_points=2, memo=bound_memo)
+    s = B.Settings(out=tmp_path, runs=2, horizon=1000, results=warm_cache(tmp_path / "results"))
     s.reused["table1"] = (18, 18)
     s.timings["simulate:table1"] = 0.2
     md = B.render_markdown(s, data, {"available": False, "reason": "t"}, {})
@@ -268,7 +272,7 @@ def test_exported_tables_hold_the_reports_numbers(fake_report):
 
 
 def test_a_stored_search_adds_the_found_ledger_to_the_report_and_its_exports(
-    tmp_path, monkeypatch, small_section_figures
+    tmp_path, monkeypatch, small_section_figures, warm_cache
 ):
     """A search stored under <results>/search/ (docs-style file) gets the ledger on its
     instance: a subsection of the Ledger, tables/ledger_found.csv and .tex, report.json."""
@@ -289,6 +293,7 @@ def test_a_stored_search_adds_the_found_ledger_to_the_report_and_its_exports(
     (out / "results" / "search").mkdir(parents=True)
     src = ROOT / "docs" / "search" / "tightest_theorem3.json"
     shutil.copy(src, out / "results" / "search" / "tight3.json")
+    warm_cache(out / "results")  # the bound values and Table 1 ledger, not the found ledger
     md = B.build_report(out, runs=2, horizon=1000, progress=False, curve_points=3)
     md = md.read_text(encoding="utf-8")
     ledger, found = md.index("## Ledger: the 2015"), md.index("### Ledger on the instances")
@@ -520,7 +525,7 @@ def test_rebuild_uses_the_cache(tmp_path, monkeypatch, small_section_figures):
 # ---------------------------------------------------------------------------
 # the section list
 # ---------------------------------------------------------------------------
-def test_a_section_is_one_entry(tmp_path, small_section_figures):
+def test_a_section_is_one_entry(tmp_path, small_section_figures, bound_memo, warm_cache):
     def toy_table(ctx):
         return T.Table("toy", "Later bounds", ("paper", "bound"), (("X 2020", T.Num(3.5, 2)),))
 
@@ -531,8 +536,11 @@ def test_a_section_is_one_entry(tmp_path, small_section_figures):
         json=lambda ctx: [{"paper": "X 2020", "bound": 3.5}],
     )
     sections = [*B.SECTIONS, sec]
-    data = B.collect({"table1": table_results("table1", horizon=500)}, 500, curve_points=2)
-    s = B.Settings(out=tmp_path, runs=2, horizon=500)
+    # at the warm cache's horizon: the bound values and the ledger are not what this is about
+    data = B.collect(
+        {"table1": table_results("table1", horizon=1000)}, 1000, curve_points=2, memo=bound_memo
+    )
+    s = B.Settings(out=tmp_path, runs=2, horizon=1000, results=warm_cache(tmp_path / "results"))
     v = {"available": False, "reason": "t"}
     md = B.render_markdown(s, data, v, {}, sections=sections)
     assert md.rstrip().endswith("| X 2020 | 3.50 |")
@@ -544,8 +552,10 @@ def test_a_section_is_one_entry(tmp_path, small_section_figures):
     assert "toy" in B.table_names(sections) and "toy" not in B.table_names()
 
 
-def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch, small_section_figures):
-    horizon = 500
+def test_figures_are_cached_by_the_numbers_drawn(
+    tmp_path, monkeypatch, small_section_figures, warm_cache
+):
+    horizon = 1000  # the warm cache's: the bound values are not what this is about
 
     def fakes(shift):
         return {
@@ -559,7 +569,7 @@ def test_figures_are_cached_by_the_numbers_drawn(tmp_path, monkeypatch, small_se
         B, "run_verify", lambda s, pending=None: {"available": False, "reason": "t"}
     )
     monkeypatch.setattr(B, "start_verify", lambda s: None)
-    results = tmp_path / "results"
+    results = warm_cache(tmp_path / "results")
 
     def build(name):
         B.build_report(
