@@ -239,3 +239,21 @@ def test_simulating_claims_go_to_the_back_of_the_jobs():
     todo = [get_claim(i) for i in ("lemma1", "theorem2.mc", "bound.theorem2", "lemma2")]
     jobs = verify._jobs(todo, with_caveats=False)
     assert [c.id for _, c in jobs] == ["lemma1", "lemma2", "bound.theorem2", "theorem2.mc"]
+
+
+def test_caveats_are_listed_longest_first_before_the_sim_caveats():
+    """The caveat jobs come by decreasing measured cost (this process takes them last, next
+    to where it meets the forked one), the rest in builder order, those reusing the
+    simulating claims' work (SIM_CAVEATS) after them."""
+    from cascading_bandits.verify import findings
+
+    names = [b.__name__ for b in findings.CAVEAT_BUILDERS]
+    jobs = verify._jobs([], with_caveats=True)
+    got = [names[i] for kind, i in jobs if kind == "caveat"]
+    assert sorted(got) == sorted(names)
+    cost = [verify.CAVEAT_SECONDS.get(n, 0.0) for n in got if n not in verify.SIM_CAVEATS]
+    assert cost == sorted(cost, reverse=True) and cost[0] > 0
+    free = [n for n in got if n not in verify.SIM_CAVEATS and n not in verify.CAVEAT_SECONDS]
+    assert free == [n for n in names if n in free]  # ties keep the builder order
+    assert set(got[-len(verify.SIM_CAVEATS) :]) == set(verify.SIM_CAVEATS)
+    assert set(verify.CAVEAT_SECONDS) <= set(names)
