@@ -112,9 +112,9 @@ def patch_section_figures(mp):
 
     For the tests of the builder's other work: those four figures took about 5 CPU s of
     every report built from the fakes. They are still drawn, cached and linked through the
-    sections' own code; their real drawings are checked by test_build's
-    test_report_files_and_numbers, test_report_quick (a real quick report) and
-    test_sharper_section.
+    sections' own code; their real drawings are made by test_report_quick (a real quick
+    report, the only one of the default run that writes them) and checked by
+    test_sharper_section, test_misspec and test_worstcase.
     """
     from cascading_bandits.reports import misspec, section_sharper, worstcase
 
