@@ -34,12 +34,19 @@ def test_kl_broadcasts():
     assert out[1, 2] == kl(0.2, 0.5)
 
 
-@settings(max_examples=300, deadline=None)
-@given(probs, probs)
-@example(1e-300, 0.5)
-@example(0.5, 0.5 + 1e-12)
-@example(1 - 1e-16, 0.3)
-@example(4.84716455359152e-282, 2.225073858507e-311)  # subnormal q: log p - log q cancelled
+# default run 60 examples and the pinned cases (the last: subnormal q, where log p - log q
+# cancelled), the slow tier 300 (the default had 300)
+@twins(
+    60,
+    300,
+    dict(p=probs, q=probs),
+    examples=[
+        (1e-300, 0.5),
+        (0.5, 0.5 + 1e-12),
+        (1 - 1e-16, 0.3),
+        (4.84716455359152e-282, 2.225073858507e-311),
+    ],
+)
 def test_kl_matches_mpmath(p, q):
     ref = kl_mp(p, q, dps=50)
     got = kl(p, q)
@@ -103,8 +110,8 @@ def test_klucb_solves_the_equation(mean, count, threshold):
         assert lo - 1e-13 <= u <= hi + 1e-13
 
 
-@settings(max_examples=200, deadline=None)
-@given(probs, counts, counts, thresholds, thresholds)
+# default run 50 examples, the slow tier 200 (the default had 200)
+@twins(50, 200, dict(mean=probs, c1=counts, c2=counts, t1=thresholds, t2=thresholds))
 def test_klucb_monotone(mean, c1, c2, t1, t2):
     c1, c2 = sorted((c1, c2))
     t1, t2 = sorted((t1, t2))
