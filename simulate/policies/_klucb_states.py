@@ -115,6 +115,7 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, pub, table, tmask, meta):
         sinfo[sl, _CNT] = 0
         sinfo[sl, _UBT] = -1
         sinfo[sl, _BT] = -1
+        sinfo[sl, _EX] = 0  # (index_top: not known saturated)
         sinfo[sl, _HINT] = bits.shape[1]
         sinfo[sl, _TOP] = 0
         sinfo[sl, _POS] = pos
@@ -145,55 +146,112 @@ def _append(e, sl, islot, sinfo, bits):
 
 
 @helper(HOT)
+def _unhash(sl, sinfo, table, tmask):
+    """Delete slot sl from the hash, shifting later entries of its probe run back."""
+    i = _home(sinfo[sl, _S], sinfo[sl, _N], tmask)
+    while table[i] != sl:
+        i = (i + 1) & tmask
+    j = i
+    while True:
+        j = (j + 1) & tmask
+        o = table[j]
+        if o < 0:
+            break
+        k = _home(sinfo[o, _S], sinfo[o, _N], tmask)
+        # o stays if its home lies cyclically in (i, j]: moving it to i would hide it
+        if (i < j and i < k <= j) or (i > j and (k > i or k <= j)):
+            continue
+        table[i] = o
+        i = j
+    table[i] = -1
+
+
+@helper(HOT)
+def _out_of_run(sl, pos, sinfo, perm, pub, meta):
+    """Take slot sl at position pos out of states_pick's sorted run ``perm[:meta[2]]`` if it
+    is in it (the gap closed, the order kept); returns its position, now out of the run."""
+    ns = meta[2]
+    if pos < ns:
+        for q in range(pos, ns - 1):
+            o = perm[q + 1]
+            perm[q] = o
+            pub[q] = pub[q + 1]
+            sinfo[o, _POS] = q
+        pos = ns - 1  # sl now sits at the run's end, out of it
+        perm[pos] = sl
+        sinfo[sl, _POS] = pos
+        meta[2] = pos
+    return pos
+
+
+@helper(HOT)
+def _free(sl, sinfo, perm, pub, meta):
+    """Free slot sl, emptied and out of the hash: it leaves the alive states (out of
+    states_pick's sorted run first), the last alive slot taking its position."""
+    last = meta[0] - 1
+    pos = _out_of_run(sl, sinfo[sl, _POS], sinfo, perm, pub, meta)
+    o = perm[last]  # swap with the last alive slot, which takes sl's position
+    perm[pos] = o
+    pub[pos] = pub[last]
+    sinfo[o, _POS] = pos
+    perm[last] = sl
+    sinfo[sl, _POS] = last
+    meta[0] = last
+
+
+@helper(HOT)
 def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta):
     """Move item e, just observed, from its old state to (S[e], N[e]) (needs a free slot).
 
     A new state starts its brackets from the old state's reference point: one
-    observation moves the index little.
+    observation moves the index little. An item alone in its state (an exploited item,
+    most moves of cascade-ucbv and cascade-egreedy) whose new state is not alive keeps its
+    slot, renamed in place: no bitset or count to change. The tables are those of freeing
+    the slot and opening it again (the slot a freed state's item reopens is its own, at
+    the last alive position), so the scans meet the states in the same order.
     """
-    q0 = sval[islot[e], _Q]
-    # take e out of its state; an emptied state frees its slot (bitset all zero)
     sl = islot[e]
-    bits[sl, e >> 6] &= ~(np.int64(1) << (e & 63))
-    c = sinfo[sl, _CNT] - 1
-    sinfo[sl, _CNT] = c
-    if c == 0:
-        # delete sl from the hash, shifting later entries of its probe run back
-        i = _home(sinfo[sl, _S], sinfo[sl, _N], tmask)
-        while table[i] != sl:
-            i = (i + 1) & tmask
-        j = i
+    if sinfo[sl, _CNT] == 1:  # e alone: sl empties or is renamed; out of the hash first
+        _unhash(sl, sinfo, table, tmask)
+        s = S[e]
+        n = N[e]
+        i = _home(s, n, tmask)  # the new state's slot, or the empty entry ending its run
         while True:
-            j = (j + 1) & tmask
-            o = table[j]
-            if o < 0:
+            o = table[i]
+            if o < 0 or (sinfo[o, _S] == s and sinfo[o, _N] == n):
                 break
-            k = _home(sinfo[o, _S], sinfo[o, _N], tmask)
-            # o stays if its home lies cyclically in (i, j]: moving it to i would hide it
-            if (i < j and i < k <= j) or (i > j and (k > i or k <= j)):
-                continue
-            table[i] = o
-            i = j
-        table[i] = -1
-        last = meta[0] - 1
-        pos = sinfo[sl, _POS]
-        ns = meta[2]
-        if pos < ns:  # in states_pick's sorted run: close the gap, keeping the order
-            for q in range(pos, ns - 1):
-                o = perm[q + 1]
-                perm[q] = o
-                pub[q] = pub[q + 1]
-                sinfo[o, _POS] = q
-            pos = ns - 1  # sl now sits at the run's end, out of it
-            perm[pos] = sl
-            meta[2] = pos
-        o = perm[last]  # swap with the last alive slot, which takes sl's position
-        perm[pos] = o
-        pub[pos] = pub[last]
-        sinfo[o, _POS] = pos
-        perm[last] = sl
-        sinfo[sl, _POS] = last
-        meta[0] = last
+            i = (i + 1) & tmask
+        w = e >> 6
+        if o < 0:  # rename sl in place: a new state, of the one item e
+            _free(sl, sinfo, perm, pub, meta)
+            meta[0] += 1  # sl, now at the last alive position, is alive again
+            pub[sinfo[sl, _POS]] = np.inf
+            sinfo[sl, _S] = s
+            sinfo[sl, _N] = n
+            sinfo[sl, _UBT] = -1
+            sinfo[sl, _BT] = -1
+            sinfo[sl, _EX] = 0
+            sinfo[sl, _HINT] = w
+            sinfo[sl, _TOP] = w
+            sval[sl, _K0] = -1.0  # _Q, the reference point, is the old state's: kept
+            table[i] = sl
+            return
+        bit = np.int64(1) << (e & 63)  # into the alive state o; sl freed
+        bits[sl, w] &= ~bit
+        sinfo[sl, _CNT] = 0
+        _free(sl, sinfo, perm, pub, meta)
+        bits[o, w] |= bit
+        sinfo[o, _CNT] += 1
+        if w < sinfo[o, _HINT]:
+            sinfo[o, _HINT] = w
+        if w > sinfo[o, _TOP]:
+            sinfo[o, _TOP] = w
+        islot[e] = o
+        return
+    q0 = sval[sl, _Q]
+    # take e out of its state, which keeps other items
+    bits[sl, e >> 6] &= ~(np.int64(1) << (e & 63))
+    sinfo[sl, _CNT] -= 1
     _add(e, S[e], N[e], q0, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)
 
 

@@ -140,6 +140,8 @@ def _check_table(S, N, tab):
         flags = np.unpackbits(bits[sl].astype("<u8").view(np.uint8), bitorder="little")
         assert np.flatnonzero(flags).tolist() == members.tolist()
         assert all(islot[e] == sl for e in members)
+        # the scans' word range: no item below word HINT (6) nor above word TOP (9)
+        assert sinfo[sl, 6] <= members[0] >> 6 and sinfo[sl, 9] >= members[-1] >> 6
     # states_pick's sorted run perm[:meta[2]]: bounds of the epoch meta[1], increasing
     run = pub[: meta[2]]
     assert 0 <= meta[2] <= meta[0] and np.isfinite(run).all() and (np.diff(run) >= 0).all()
