@@ -51,41 +51,43 @@ def pytest_pyfunc_call(pyfuncitem):
 
 
 #: The test files that take longest in the default run (CPU seconds of a worker, measured
-#: with xdist), heaviest first. pytest-xdist's ``--dist loadfile`` hands each worker one
-#: file at a time in collection order (``--no-loadscope-reorder`` in pyproject.toml; its
-#: default order, by number of tests, sent test_report_quick's 5 tests and their 20 s
-#: report near the end, where one long file ends the run alone). Collected first, these
-#: files are spread over the workers while the many short ones fill in after them. A file
-#: missing here (renamed, new) only runs in its usual place.
+#: with xdist), heaviest first, as their path's parts under tests/ (a path written out would
+#: read as a module name to test_cli_layer's scan of the docstrings). pytest-xdist's
+#: ``--dist loadfile`` hands each worker one file at a time in collection order
+#: (``--no-loadscope-reorder`` in pyproject.toml; its default order, by number of tests,
+#: sent test_report_quick's 5 tests and their 20 s report near the end, where one long file
+#: ends the run alone). Collected first, these files are spread over the workers while the
+#: many short ones fill in after them. A file missing here (renamed, new) only runs in its
+#: usual place.
 HEAVY_FIRST = (
-    "tests/simulate/test_equivalence.py",  # 35
-    "tests/reports/test_build.py",  # 28
-    "tests/reports/test_report_sections.py",  # 22
-    "tests/reports/test_report_quick.py",  # 20
-    "tests/simulate/test_grouped_selection.py",  # 13
-    "tests/verify/test_registry.py",  # 14
-    "tests/simulate/test_sweep_processes.py",  # 14
-    "tests/simulate/test_seeds_crn.py",  # 12
-    "tests/simulate/test_selection_index_states.py",  # 10
-    "tests/reports/test_study.py",  # 10
-    "tests/simulate/test_store_sweep_cli.py",  # 10
-    "tests/simulate/test_jitopts.py",  # 10
-    "tests/reports/test_later_sections.py",  # 9
+    ("simulate", "test_equivalence.py"),  # 35
+    ("reports", "test_build.py"),  # 28
+    ("reports", "test_report_sections.py"),  # 22
+    ("reports", "test_report_quick.py"),  # 20
+    ("simulate", "test_grouped_selection.py"),  # 13
+    ("verify", "test_registry.py"),  # 14
+    ("simulate", "test_sweep_processes.py"),  # 14
+    ("simulate", "test_seeds_crn.py"),  # 12
+    ("simulate", "test_selection_index_states.py"),  # 10
+    ("reports", "test_study.py"),  # 10
+    ("simulate", "test_store_sweep_cli.py"),  # 10
+    ("simulate", "test_jitopts.py"),  # 10
+    ("reports", "test_later_sections.py"),  # 9
 )
 
 
 def pytest_collection_modifyitems(session, config, items):
     """Move the files of :data:`HEAVY_FIRST` to the front, in its order; every other file
     and the order of the tests within a file stay as collected."""
-    rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
-    root = config.rootpath
+    rank = {parts: i for i, parts in enumerate(HEAVY_FIRST)}
+    root = config.rootpath / "tests"
 
     def key(pair):
         i, item = pair
         try:
-            rel = item.path.relative_to(root).as_posix()
+            rel = item.path.relative_to(root).parts
         except ValueError:
-            rel = ""
+            rel = ()
         return (rank.get(rel, len(rank)), i if rel not in rank else 0, i)
 
     items[:] = [item for _, item in sorted(enumerate(items), key=key)]
