@@ -206,9 +206,10 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta
     A new state starts its brackets from the old state's reference point: one
     observation moves the index little. An item alone in its state (an exploited item,
     most moves of cascade-ucbv and cascade-egreedy) whose new state is not alive keeps its
-    slot, renamed in place: no bitset or count to change. The tables are those of freeing
-    the slot and opening it again (the slot a freed state's item reopens is its own, at
-    the last alive position), so the scans meet the states in the same order.
+    slot and its position, renamed in place: no bitset, count or position to change (the
+    old path freed the slot and reopened it at the last alive position; the scans meet the
+    states in another order, the same lists: callgrind, L = 2048, 5 runs x 1e4, cascade-ucbv
+    3,839 -> 3,663 instructions a step, cascade-ucb1 2,077 -> 2,103).
     """
     sl = islot[e]
     if sinfo[sl, _CNT] == 1:  # e alone: sl empties or is renamed; out of the hash first
@@ -222,10 +223,8 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta
                 break
             i = (i + 1) & tmask
         w = e >> 6
-        if o < 0:  # rename sl in place: a new state, of the one item e
-            _free(sl, sinfo, perm, pub, meta)
-            meta[0] += 1  # sl, now at the last alive position, is alive again
-            pub[sinfo[sl, _POS]] = np.inf
+        if o < 0:  # rename sl in place (its position too): a new state, of the one item e
+            pub[_out_of_run(sl, sinfo[sl, _POS], sinfo, perm, pub, meta)] = np.inf
             sinfo[sl, _S] = s
             sinfo[sl, _N] = n
             sinfo[sl, _UBT] = -1
