@@ -230,7 +230,13 @@ def _gamma_draw(a, key, t, index, width, j):
     number).
     """
     d = a - 1.0 / 3.0
-    cc = 1.0 / math.sqrt(9.0 * d)
+    return _gamma_dc(d, 1.0 / math.sqrt(9.0 * d), key, t, index, width, j)
+
+
+@helper(HOT)
+def _gamma_dc(d, cc, key, t, index, width, j):
+    """:func:`_gamma_draw` from its constants ``d = a - 1/3`` and ``cc = 1 / sqrt(9 d)`` (a
+    sampler that keeps them per item computes them once: :mod:`.policies._ts_gamma`)."""
     while True:
         x, j = _normal_draw(key, t, index, width, j)
         u3 = 1.0 - _policy_uniform(key, t, index, width, j)  # in (0, 1]: log u3 is finite

@@ -23,7 +23,7 @@ from cascading_bandits.simulate.policies.kernel import (
     select_top,
     step_buffers,
 )
-from cascading_bandits.simulate.rng import _normal_draw, _policy_uniform
+from cascading_bandits.simulate.rng import _gamma_dc
 
 __all__ = ["plain_loop", "kernel_gamma"]
 
@@ -49,25 +49,6 @@ def plain_loop(env, params, ukey, pkey, regret_out, counts_out, trace, sample):
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
     finish(N, counts_out)
-
-
-@helper(HOT)
-def _gamma_dc(d, cc, key, t, index, width, j):
-    """:func:`simulate.rng._gamma_draw` with its constants ``d = a - 1/3`` and ``cc = 1 /
-    sqrt(9 d)`` given: the same operations on the same numbers from there on, so the same
-    bits (tests/simulate/test_ts_gamma.py checks it against :func:`simulate.rng.beta_draw`)."""
-    while True:
-        x, j = _normal_draw(key, t, index, width, j)
-        u3 = 1.0 - _policy_uniform(key, t, index, width, j)  # in (0, 1]: log u3 is finite
-        j += 1
-        v = 1.0 + cc * x
-        if v <= 0.0:
-            continue
-        v = v * v * v
-        if u3 < 1.0 - 0.0331 * x * x * x * x:
-            return d * v, j
-        if math.log(u3) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
-            return d * v, j
 
 
 @helper(HOT)
