@@ -94,6 +94,20 @@ def _home(s, n, tmask):
 
 
 @helper(HOT)
+def _join(e, sl, bits, sinfo, islot):
+    """Item e joins the alive state in slot sl: its bit, the count, the first/last word
+    markers of the bitset and ``islot[e]``."""
+    w = e >> 6
+    bits[sl, w] |= np.int64(1) << (e & 63)
+    sinfo[sl, _CNT] += 1
+    if w < sinfo[sl, _HINT]:
+        sinfo[sl, _HINT] = w
+    if w > sinfo[sl, _TOP]:
+        sinfo[sl, _TOP] = w
+    islot[e] = sl
+
+
+@helper(HOT)
 def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, pub, table, tmask, meta):
     """Put item e in state (s, n), opening a slot for the state if it has none.
 
@@ -123,14 +137,7 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, pub, table, tmask, meta):
         sval[sl, _Q] = q0
         sval[sl, _K0] = -1.0  # no kl at the reference point yet
         table[i] = sl
-    w = e >> 6
-    bits[sl, w] |= np.int64(1) << (e & 63)
-    sinfo[sl, _CNT] += 1
-    if w < sinfo[sl, _HINT]:
-        sinfo[sl, _HINT] = w
-    if w > sinfo[sl, _TOP]:
-        sinfo[sl, _TOP] = w
-    islot[e] = sl
+    _join(e, sl, bits, sinfo, islot)
 
 
 @helper(HOT)
@@ -239,13 +246,7 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta
         bits[sl, w] &= ~bit
         sinfo[sl, _CNT] = 0
         _free(sl, sinfo, perm, pub, meta)
-        bits[o, w] |= bit
-        sinfo[o, _CNT] += 1
-        if w < sinfo[o, _HINT]:
-            sinfo[o, _HINT] = w
-        if w > sinfo[o, _TOP]:
-            sinfo[o, _TOP] = w
-        islot[e] = o
+        _join(e, o, bits, sinfo, islot)
         return
     q0 = sval[sl, _Q]
     # take e out of its state, which keeps other items
