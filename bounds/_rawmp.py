@@ -6,8 +6,8 @@ same precision with the same rounding, ``log1p`` with mpmath's own guard bits), 
 the same number to the last bit; it only skips the ``mpf`` objects around each step, whose
 creation and dispatch were most of the cost of a 50-digit evaluation (2.5x faster).
 ``bounds.kl.kl_mp`` computes with it (after its checks), and ``lemma2.integral`` evaluates
-its integrand ``1 / kl(p, p + x)`` about a thousand times per quadrature with it (through
-``verify.rawmp``). tests/verify/test_rawmp.py checks the equality bit for bit.
+its integrand ``1 / kl(p, p + x)`` about a thousand times per quadrature with it.
+tests/verify/test_rawmp.py checks the equality bit for bit.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import functools
 import mpmath
 from mpmath.libmp import mpf_add, mpf_rdiv_int
 
+from cascading_bandits.bounds._rawmp import kl_mpf
 from cascading_bandits.bounds.peeling import (
     lemma2_lhs,
     lemma2_rhs,
@@ -28,7 +29,6 @@ from cascading_bandits.bounds.peeling import (
 )
 from cascading_bandits.verify import strategies as S
 from cascading_bandits.verify.checks import SlackTracker, certificate_outcome
-from cascading_bandits.verify.rawmp import kl_mpf
 from cascading_bandits.verify.registry import claim
 from cascading_bandits.verify.verdict import FAILS, HOLDS, INTERVAL, SAMPLING, SYMBOLIC, Outcome
 
@@ -222,7 +222,7 @@ def _chord_integral(p, dK, d1):
         # bounds.kl's unchecked core (the arithmetic of kl_mp, same values): the quadrature
         # nodes lie inside [Delta_K, Delta_1], so p + x stays in (p, 1) and the checks and
         # conversions of kl_mp, most of a 50-digit evaluation's cost, are not needed; and
-        # that arithmetic on mpmath's raw numbers (verify.rawmp: the same operations, the
+        # that arithmetic on mpmath's raw numbers (bounds._rawmp: the same operations, the
         # same bits, 2.5x faster), at the working precision quad sets (50 digits + 20 bits)
         mp, pr = mpmath.mp, p._mpf_
 

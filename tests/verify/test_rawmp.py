@@ -1,12 +1,12 @@
-"""verify.rawmp: bounds.kl's mpmath KL on raw mpf tuples, the same number to the last bit."""
+"""bounds._rawmp: bounds.kl's mpmath KL on raw mpf tuples, the same number to the last bit."""
 
 import mpmath
 import numpy as np
 import pytest
 from mpmath.libmp import mpf_add, mpf_rdiv_int
 
+from cascading_bandits.bounds._rawmp import kl_mpf, log1p_mpf
 from cascading_bandits.bounds.kl import _kl_py_mp
-from cascading_bandits.verify.rawmp import kl_mpf, log1p_mpf
 
 
 def _points(rng, n):
