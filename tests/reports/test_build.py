@@ -219,12 +219,17 @@ def test_a_failed_report_stops_its_verify_process(tmp_path, monkeypatch):
     assert len(started) == 1 and not started[0].running()
 
 
-def test_verify_beside_raises_the_childs_error_and_stops(tmp_path):
+def test_verify_beside_raises_the_childs_error_and_stops(tmp_path, monkeypatch):
     """VerifyBeside.result raises the child's exception here (run_verify turns ImportError
     and AttributeError into 'not available'); stop ends the process. Its answer path: the slow
     test_quick_report_checks_every_claim."""
     import multiprocessing
 
+    from cascading_bandits.simulate import engine
+
+    # _verify_child sets the engine's cold budget to 0 for its process: here that is this
+    # test process, so put it back afterwards (test_cold_choice reads it)
+    monkeypatch.setattr(engine, "COLD_PLAIN_BUDGET_S", engine.COLD_PLAIN_BUDGET_S)
     s = B.Settings(out=tmp_path, runs=2, horizon=100, seed=3, workers=2, verify_examples=1)
     ctx = multiprocessing.get_context("spawn")
     conn, child = ctx.Pipe(duplex=False)
