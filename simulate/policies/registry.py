@@ -129,6 +129,7 @@ class PolicyDecl:
     orders: tuple = ORDERS
     uses_lazy: bool = False
     plain_step_s: object = field(default=None, repr=False, compare=False)
+    consts: tuple = ()
 
     def kernel_for(self, L: int, lazy: bool):
         """The numba kernel a run with L items uses."""
@@ -155,6 +156,7 @@ def register_policy(
     orders=ORDERS,
     uses_lazy: bool = False,
     plain_step_s=None,
+    consts=(),
     replace: bool = False,
 ) -> PolicyDecl:
     """Declare a policy; returns its declaration.
@@ -188,6 +190,11 @@ def register_policy(
         is not compiled yet and the plain loop's whole work is short
         (:data:`simulate.engine.COLD_PLAIN_BUDGET_S`): the two take the same decisions,
         and the plain loop compiles sooner. Without it the lazy kernel is used.
+    consts : sequence of float
+        Hidden constants the kernel reads after the parameters' values in ``params``
+        (not parameters: no spec names them). Two policies that differ in a rule only
+        can then share one kernel, compiled once, each declaring its own constant
+        (ranked-klucb and ranked-klucb-rba: the reward rule).
     replace : bool
         Allow redeclaring an existing name (tests).
     """
@@ -214,8 +221,22 @@ def register_policy(
             f"policy {name}: plain_step_s must be a function (L, K) -> seconds, and only a "
             "policy with uses_lazy=True has a plain loop to choose"
         )
+    try:
+        consts = tuple(float(x) for x in consts)
+    except (TypeError, ValueError):
+        raise ValueError(f"policy {name}: consts must be a sequence of numbers") from None
+    if not all(math.isfinite(x) for x in consts):
+        raise ValueError(f"policy {name}: consts must be finite, got {consts!r}")
     decl = PolicyDecl(
-        name, params, kernel, reference, summary, tuple(orders), bool(uses_lazy), plain_step_s
+        name,
+        params,
+        kernel,
+        reference,
+        summary,
+        tuple(orders),
+        bool(uses_lazy),
+        plain_step_s,
+        consts,
     )
     _REGISTRY[name] = decl
     return decl
@@ -285,8 +306,9 @@ class PolicySpec:
         raise KeyError(f"policy {self.name} has no parameter {name!r}")
 
     def kernel_params(self) -> np.ndarray:
-        """The values as the kernel reads them: float64, parameters in declaration order."""
-        flat = [x for _, v in self.values for x in v]
+        """The values as the kernel reads them: float64, parameters in declaration order,
+        then the declaration's hidden constants (:func:`register_policy`'s ``consts``)."""
+        flat = [x for _, v in self.values for x in v] + list(self.decl.consts)
         return np.array(flat, dtype=np.float64).reshape(len(flat))
 
     def replace(self, **kw) -> PolicySpec:
