@@ -248,15 +248,20 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops):
     nc = np.int64(0)  # not a literal: callees compile once
     for i in range(m):
         tops[i] = -np.inf
+    thr = -np.inf  # tops[m - 1], kept in a register (the scan reads it for every item)
     for i in range(ninc + S.size):  # the incumbents, then every item
         e = inc[i] if i < ninc else i - ninc
+        if i >= ninc:
+            # an item whose valid bound is below thr is skipped on two loads (the bound's
+            # step and value), before its stamp: most items of a step, every bandit
+            if Ist[e, UBT] < t:
+                if Ist[e, STAMP] == t:
+                    continue
+                _set_ub(S, N, F, Ist, e, th, t_ep, th_ep)
+            if F[e, UB] < thr:
+                continue
         if Ist[e, STAMP] == t:
             continue
-        if i >= ninc:
-            if Ist[e, UBT] < t:
-                _set_ub(S, N, F, Ist, e, th, t_ep, th_ep)
-            if F[e, UB] < tops[m - 1]:
-                continue
         if Ist[e, KN] != N[e]:
             _set_ref(S, N, F, Ist, e, th)
         lo, hi, qn = _bracket_ref(N, F, e, th)
@@ -267,12 +272,13 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops):
         Ist[e, STAMP] = t
         Ist[nc, CL] = e
         nc += 1
-        if lo > tops[m - 1]:  # keep tops[:m] the m largest lower ends, decreasing
+        if lo > thr:  # keep tops[:m] the m largest lower ends, decreasing
             k = m - 1
             while k > 0 and tops[k - 1] < lo:
                 tops[k] = tops[k - 1]
                 k -= 1
             tops[k] = lo
+            thr = tops[m - 1]
     tau = tops[m - 1]
     kept = np.int64(0)
     for i in range(nc):
