@@ -45,16 +45,13 @@ from cascading_bandits.simulate.policies._klucb_select import GROW
 from cascading_bandits.simulate.policies._klucb_states import (
     _BT,
     _CNT,
-    _CUR,
     _EX,
     _N,
-    _OUT,
     _S,
     _UBT,
-    _advance,
     _emit,
     _first,
-    _smallest_next,
+    _next,
     states_grow,
     states_move,
     states_new,
@@ -236,51 +233,88 @@ def index_top(
 
 
 @helper(HOT)
+def _merge_smallest(cur, g_n, sinfo, bits, out, k, m):
+    """``out[k:m]``, as far as they reach: the smallest ids of the slots ``cur[:g_n]``
+    (states of bit-identical index), increasing; returns the new k.
+
+    ``out[k:k + nb]`` is kept as the sorted list of the nb smallest ids seen so far (at
+    most m - k). A state's ids come in increasing order, so its scan stops at the first id
+    not below the list's last once the list is full: most tied states cost one ``_first``
+    and one comparison. The ids of distinct states are distinct, so the list is the k-way
+    merge of their ids cut at m - k (the merge by cursors cost about a third of a
+    cascade-ucbv step at L = 2048, where about six states tie at index 1)."""
+    r = m - k
+    nb = 0
+    for x in range(g_n):
+        sl = cur[x]
+        e = _first(sl, sinfo, bits)
+        c = sinfo[sl, _CNT]
+        while True:
+            if nb == r:
+                if e >= out[k + r - 1]:
+                    break
+                j = r - 1  # e replaces the last
+            else:
+                j = nb
+                nb += 1
+            while j > 0 and out[k + j - 1] > e:
+                out[k + j] = out[k + j - 1]
+                j -= 1
+            out[k + j] = e
+            c -= 1
+            if c == 0:  # its last item: no scan for another
+                break
+            e = _next(sl, e, sinfo, bits)
+    return k + nb
+
+
+@helper(HOT)
 def emit_above(tau, cand, nc, m, sinfo, sval, bits, cur, out):
     """``out[:m]``: the items of the candidate states ``cand[:nc]`` whose exact index
     (``sval[sl, _V]``) is at least ``tau``, by decreasing index, the ids of states of
     bit-identical index merged in increasing order (ties to the smaller id, as
     :func:`.kernel.select_top`); ``tau`` is the m-th largest index with multiplicity, so
     they fill ``out[:m]``. ``cand`` is reordered, ``cur`` is work space. The last step of
-    :func:`index_top` and of ``ts_cascade.top_states``."""
+    :func:`index_top` and of ``ts_cascade.top_states``.
+
+    One pass keeps the candidates at least tau and their largest index; each later pass
+    takes out the states of the largest index left and finds the next largest. Both keep
+    the candidates' order: :func:`index_top` lists the incumbents' states first, and when
+    many states tie (UCB-V at index 1) the incumbents hold the smallest ids, so
+    :func:`_merge_smallest` fills the list from them and rejects each other state on its
+    first id."""
     nk = 0
+    vmax = -np.inf
     for i in range(nc):
         sl = cand[i]
-        if sval[sl, _V] >= tau:
+        x = sval[sl, _V]
+        if x >= tau:
             cand[nk] = sl
             nk += 1
+            if x > vmax:
+                vmax = x
     k = 0
     while k < m and nk > 0:
-        ia = 0  # the candidate of largest index
-        for i in range(1, nk):
-            if sval[cand[i], _V] > sval[cand[ia], _V]:
-                ia = i
-        v = sval[cand[ia], _V]
-        g_n = 0  # the candidates of index exactly v, taken out of cand
-        i = 0
-        while i < nk:
+        v = vmax
+        vmax = -np.inf
+        g_n = 0  # the candidates of index exactly v, taken out of cand (in order)
+        nl = 0
+        for i in range(nk):
             c = cand[i]
-            if sval[c, _V] == v:
+            x = sval[c, _V]
+            if x == v:
                 cur[g_n] = c
                 g_n += 1
-                nk -= 1
-                cand[i] = cand[nk]
             else:
-                i += 1
+                cand[nl] = c
+                nl += 1
+                if x > vmax:
+                    vmax = x
+        nk = nl
         if g_n == 1:
             k = _emit(cur[0], sinfo, bits, out, k, m)
-            continue
-        for x in range(g_n):  # their ids merged in increasing order
-            sinfo[cur[x], _CUR] = _first(cur[x], sinfo, bits)
-            sinfo[cur[x], _OUT] = 0
-        while k < m:
-            b = _smallest_next(cur, g_n, sinfo)
-            if b < 0:
-                break
-            e = sinfo[cur[b], _CUR]
-            out[k] = e
-            k += 1
-            sinfo[cur[b], _CUR] = _advance(cur[b], e, sinfo, bits)
+        else:
+            k = _merge_smallest(cur, g_n, sinfo, bits, out, k, m)
 
 
 @helper(HOT)
