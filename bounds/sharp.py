@@ -598,9 +598,17 @@ def _ucb1_miss(t, alpha):
     return np.where(t >= 3, np.minimum(1.0, val), 1.0)
 
 
+#: elements per block of :func:`_ucb1_terms`: the temporaries of :func:`_ucb1_miss` stay in the
+#: CPU's cache (2**20 terms at once: 13-70 ms, in blocks 9-10 ms); elementwise, the same bits
+_TERMS_BLOCK = 1 << 15
+
+
 @lru_cache(maxsize=8)
 def _ucb1_terms(alpha):
-    terms = _ucb1_miss(np.arange(1, _A_EXACT + 1, dtype=np.float64), alpha)
+    terms = np.empty(_A_EXACT)
+    for i in range(0, _A_EXACT, _TERMS_BLOCK):
+        j = min(_A_EXACT, i + _TERMS_BLOCK)
+        terms[i:j] = _ucb1_miss(np.arange(i + 1, j + 1, dtype=np.float64), alpha)
     terms.setflags(write=False)
     return terms
 

@@ -94,6 +94,15 @@ def test_small_t_rules():
     assert list(admission_thresholds(0.3, [1, 2, 10], 1, "cascade-klucb")) == [1, 1, 3]
 
 
+def test_ucb1_terms_in_blocks_equal_one_pass_bit_for_bit():
+    """B_A's 2**20 terms are made in cache-sized blocks: the same bits as one pass."""
+    from cascading_bandits.bounds.sharp import _A_EXACT, _ucb1_miss, _ucb1_terms
+
+    t = np.arange(1, _A_EXACT + 1, dtype=np.float64)
+    for alpha in (0.51, 1.0, 1.5, 3.7):
+        assert np.array_equal(_ucb1_terms.__wrapped__(alpha), _ucb1_miss(t, alpha))
+
+
 # ---------------------------------------------------------------------------
 # references
 # ---------------------------------------------------------------------------

@@ -120,6 +120,24 @@ def test_loglog_terms_equal_the_scalar_sum_bit_for_bit():
     assert np.array_equal(got, [klucb_loglog_term(int(n)) for n in ns])
 
 
+def test_theorem10_in_blocks_equals_one_pass_bit_for_bit():
+    """_theorem10_large and _chunk_sum evaluate Theorem 10's terms in cache-sized blocks: the
+    same bits as _theorem10_general over the whole array at once, and the same chunk sums."""
+    from cascading_bandits.bounds.garivier_cappe import (
+        _T10_BLOCK,
+        _chunk_sum,
+        _theorem10_general,
+        _theorem10_large,
+    )
+
+    t = np.arange(3, 3 + 3 * _T10_BLOCK + 1001, dtype=np.float64)  # not whole blocks
+    for c in (0.0, 1.0, 3.0, 7.5):
+        assert np.array_equal(_theorem10_large(t, c), _theorem10_general(t, c))
+    for start, stop in ((1, 2**20), (5 * 2**20 + 1, 6 * 2**20), (9 * 2**20 + 1, 10**7)):
+        one = _theorem10_general(np.arange(start, stop + 1, dtype=np.float64), 3.0)
+        assert _chunk_sum.__wrapped__(start, stop, 3.0) == float(np.sum(one))
+
+
 # -- Theorem 3 curve = the mpmath path -----------------------------------------
 
 
