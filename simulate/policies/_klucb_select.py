@@ -234,14 +234,18 @@ def _set_ub(S, N, F, Ist, e, th, t_ep, th_ep):
 
 
 @helper(HOT)
-def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops):
-    """Bracket the items that may be among the m largest indices; returns their number.
+def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, tops):
+    """Bracket the items that may be among the m largest indices of the items not
+    ``shown`` or above them; returns their number.
 
     Candidates get ``Ist[e, STAMP] = t`` and are listed in ``Ist[:, CL]``. tau, the
-    m-th largest lower end among the candidates so far (starting with the incumbents
-    ``inc[:ninc]``, items likely to be on top, e.g. the previous list), is at most the
-    m-th largest index; an item whose upper bound is below tau cannot be among the m
-    largest, nor can a candidate whose bracket ends below the final tau (it is dropped).
+    m-th largest lower end among the candidates not shown so far (starting with the
+    incumbents ``inc[:ninc]``, items likely to be on top, e.g. the previous list), is at
+    most the m-th largest index of the items not shown; an item whose upper bound is below
+    tau is neither among those m nor above one of them, nor is a candidate whose bracket
+    ends below the final tau (it is dropped). With nothing shown (CascadeKL-UCB), the m
+    largest indices; bandit k of ranked-klucb asks for m = 1: its best item not shown
+    above, and its pick, the largest index, which is at least that one's.
     Upper bounds hold for steps <= ``Ist[e, UBT]``; expired ones are refreshed at the
     epoch's end ``t_ep`` (threshold ``th_ep``).
     """
@@ -272,7 +276,7 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops):
         Ist[e, STAMP] = t
         Ist[nc, CL] = e
         nc += 1
-        if lo > thr:  # keep tops[:m] the m largest lower ends, decreasing
+        if lo > thr and not shown[e]:  # tops[:m]: the m largest lower ends not shown
             k = m - 1
             while k > 0 and tops[k - 1] < lo:
                 tops[k] = tops[k - 1]
@@ -360,7 +364,7 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
     npop = np.int64(0)
     got = np.int64(0)
     while got < need:
-        a = Ist[npop, CL]  # npop < nc: the m >= need largest are among the candidates
+        a = Ist[npop, CL]  # npop < nc: the candidates hold the m >= need largest not shown
         while npop + 1 < nc:
             b = Ist[npop + 1, CL]
             if F[a, LO] > F[b, HI]:
@@ -393,7 +397,8 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
 @helper(HOT)
 def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, tops, out):
     """Pop items in (index desc, id asc) order into ``out`` until ``need`` of them are not
-    ``shown``, certifying the ``m`` largest indices; returns the number popped.
+    ``shown``, certifying the ``m >= need`` largest indices of the items not shown and
+    every index above them; returns the number popped.
 
     One call per selection: the candidates are bracketed (:func:`_lazy_prepare`), popped
     (:func:`_lazy_pops`) and the losers' stale upper bounds tightened (an upper bound is
@@ -401,10 +406,10 @@ def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, to
     unattractive observations but loose, and the item would be bracketed at every step
     until the epoch ends). CascadeKL-UCB pops its list (``need = m = K``, nothing shown);
     bandit k of ranked-klucb pops its pick, then its best item not shown above (``need =
-    1``, ``m = k + 1``). F, Ist hold one selection's state (one per bandit), selected
+    m = 1``). F, Ist hold one selection's state (one per bandit), selected
     once a step: the step t stamps its candidates.
     """
-    nc = _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, tops)
+    nc = _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, tops)
     npop = _lazy_pops(S, N, F, Ist, th, nc, shown, need, out)
     for i in range(npop, nc):
         e = Ist[i, CL]

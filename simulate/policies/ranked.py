@@ -118,8 +118,9 @@ def _lazy_k(k, S, N, F, Ist, t, th, t_ep, th_ep, incr, shown, tops, out):
     """Bandit k's bracketed selection (its pick, then its best item not ``shown``); returns
     the number of items popped into ``out``."""
     # np.int64(1): a literal 1 compiled _lazy_select a second time beside klucb's int64
+    one = np.int64(1)
     return _lazy_select(
-        S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, k + 2, k + 1, shown, np.int64(1),
+        S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, np.int64(2), one, shown, one,
         tops, out,
     )  # fmt: skip
 
@@ -229,11 +230,12 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
         for k in range(K):
-            # bandit k needs at most its k + 1 best items (k are shown above): certify
-            # that depth; incumbents: the items above, its previous item and pick
-            for i in range(k + 1):
-                incr[i] = lst[i]
-            incr[k + 1] = chosen[k]
+            # bandit k needs its best item not shown above and its pick, the largest index:
+            # tau is the largest lower end of a candidate not shown (_lazy_prepare, m = 1;
+            # the (k + 1)-th largest lower end with the k items above as incumbents
+            # bracketed 22 items a step, L = 16), incumbents its previous item and pick
+            incr[0] = lst[k]
+            incr[1] = chosen[k]
             npop = _lazy_k(k, S, N, F, Ist, t, th, t_ep, th_ep, incr, shown, tops, order_k)
             chosen[k] = order_k[0]
             a = order_k[npop - 1]  # duplicates: bandit k's next best unshown item
