@@ -183,10 +183,11 @@ NUMBA_CLAIMS = frozenset(
 
 #: caveat builders (:data:`verify.findings.CAVEAT_BUILDERS`, by name) that reuse work of the
 #: simulating claims, kept in ``bounds``' caches: ``_gc_loglog_caveat`` certifies
-#: ``klucb_loglog_valid_from`` with F(1e7), the sum of Theorem 10's terms to 1e7 (0.3 s of
+#: ``klucb_loglog_valid_from`` with F(1e7), the sum of Theorem 10's terms to 1e7 (0.1 s of
 #: CPU, ``bounds.garivier_cappe._F_exact``, cached) that ``bound.theorem4`` computes beside
-#: the simulations. Placed at the child's end of the caveats (:func:`_jobs`): when the
-#: parent took it, where the two processes met, F(1e7) was computed in both (0.29 s CPU twice).
+#: the simulations. Placed right after the simulating claims on the child's side, before the
+#: claims of :data:`NUMBA_CLAIMS` (:func:`_jobs`): at the child's end of the caveats, where the
+#: two processes met, the parent took it in three runs out of three and computed F(1e7) again.
 SIM_CAVEATS = frozenset(("_gc_loglog_caveat",))
 
 
@@ -207,12 +208,12 @@ def _jobs(todo, with_caveats):
     """The work of a run as a list of jobs, ``("claim", Claim)`` or ``("caveat", i)``.
 
     Order: the other claims in registry order, then the caveat builders (longest first by
-    :data:`CAVEAT_SECONDS`, ties in builder order; those of :data:`SIM_CAVEATS` last), then
-    the claims of :data:`NUMBA_CLAIMS` and the simulating claims, each in reverse registry
-    order. This process takes jobs from the front, the
+    :data:`CAVEAT_SECONDS`, ties in builder order), then the claims of :data:`NUMBA_CLAIMS`
+    in reverse registry order, the caveat builders of :data:`SIM_CAVEATS`, and the
+    simulating claims in reverse registry order. This process takes jobs from the front, the
     forked one from the back (:func:`_run_forked`): each starts on its own kind of work (the
-    simulating claims, in registry order, then the other numba users and the caveats that
-    reuse their work, in the child: only it loads the simulator's kernels and numba's
+    simulating claims, in registry order, then the caveats that reuse their work and the
+    other numba users, in the child: only it loads the simulator's kernels and numba's
     compiler as long as the other work lasts) and they meet in the middle, on short jobs.
     """
     from cascading_bandits.verify import findings
@@ -226,7 +227,7 @@ def _jobs(todo, with_caveats):
             (near if builder.__name__ in SIM_CAVEATS else cav).append(("caveat", i))
         names = [b.__name__ for b in findings.CAVEAT_BUILDERS]
         cav.sort(key=lambda job: -CAVEAT_SECONDS.get(names[job[1]], 0.0))  # stable
-    return rest + cav + near[::-1] + jit[::-1] + sim[::-1]
+    return rest + cav + jit[::-1] + near[::-1] + sim[::-1]
 
 
 def _do(job, examples, seed, budget):
