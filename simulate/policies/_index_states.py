@@ -208,28 +208,38 @@ def index_top(
             pub[i] = np.inf
         meta[1] = t_ep
     nc = np.int64(0)  # not a literal: callees compile once
-    for i in range(ninc + meta[0]):  # the incumbents' states, then every alive state
-        if i >= ninc and pub[i - ninc] < tops[m - 1]:  # pub: this epoch's bound (or inf)
+    for i in range(ninc):  # the incumbents' states first: tau from them
+        sl = islot[inc[i]]
+        if sinfo[sl, _BT] != t:
+            nc = _visit(kind, sl, t, z, g, params, sinfo, sval, tops, m, cand, nc)
+    for p in range(meta[0]):  # then every alive state whose bound reaches tau
+        if pub[p] < tops[m - 1]:  # pub: this epoch's bound (or inf)
             continue
-        sl = islot[inc[i]] if i < ninc else perm[i - ninc]
+        sl = perm[p]
         if sinfo[sl, _BT] == t:
             continue
-        if i >= ninc:
-            if sinfo[sl, _UBT] != t_ep:
-                _set_bound(kind, sl, sinfo, sval, g, g_ep, t_ep, params)
-                pub[i - ninc] = sval[sl, _A]
+        if sinfo[sl, _UBT] != t_ep:
+            _set_bound(kind, sl, sinfo, sval, g, g_ep, t_ep, params)
+            pub[p] = sval[sl, _A]
             if sval[sl, _A] < tops[m - 1]:
                 continue
-        if kind == UCBV:
-            v = _ucbv_index(sl, sinfo, g, params)
-        else:
-            v = index_of(kind, sinfo[sl, _S], sinfo[sl, _N], g, z, params)
-        sval[sl, _V] = v
-        sinfo[sl, _BT] = t
-        cand[nc] = sl
-        nc += 1
-        _push(tops, m, v, sinfo[sl, _CNT])
-    emit_above(tops[m - 1], cand, nc, m, sinfo, sval, bits, cur, out)
+        nc = _visit(kind, sl, t, z, g, params, sinfo, sval, tops, m, cand, nc)
+    emit_above(tops, cand, nc, m, sinfo, sval, bits, cur, out)
+
+
+@helper(HOT)
+def _visit(kind, sl, t, z, g, params, sinfo, sval, tops, m, cand, nc):
+    """Slot sl's exact index at step t, kept (``_V``, ``_BT``), sl made the candidate nc
+    and pushed into tops; returns nc + 1."""
+    if kind == UCBV:
+        v = _ucbv_index(sl, sinfo, g, params)
+    else:
+        v = index_of(kind, sinfo[sl, _S], sinfo[sl, _N], g, z, params)
+    sval[sl, _V] = v
+    sinfo[sl, _BT] = t
+    cand[nc] = sl
+    _push(tops, m, v, sinfo[sl, _CNT])
+    return nc + 1
 
 
 @helper(HOT)
@@ -269,35 +279,48 @@ def _merge_smallest(cur, g_n, sinfo, bits, out, k, m):
 
 
 @helper(HOT)
-def emit_above(tau, cand, nc, m, sinfo, sval, bits, cur, out):
+def emit_above(tops, cand, nc, m, sinfo, sval, bits, cur, out):
     """``out[:m]``: the items of the candidate states ``cand[:nc]`` whose exact index
-    (``sval[sl, _V]``) is at least ``tau``, by decreasing index, the ids of states of
-    bit-identical index merged in increasing order (ties to the smaller id, as
-    :func:`.kernel.select_top`); ``tau`` is the m-th largest index with multiplicity, so
-    they fill ``out[:m]``. ``cand`` is reordered, ``cur`` is work space. The last step of
+    (``sval[sl, _V]``) is at least ``tau = tops[m - 1]``, by decreasing index, the ids of
+    states of bit-identical index merged in increasing order (ties to the smaller id, as
+    :func:`.kernel.select_top`). ``tops[:m]`` are the m largest indices of the candidates
+    with multiplicity, decreasing, so tau's states fill ``out[:m]`` and ``tops[0]`` is the
+    largest index. ``cand`` is reordered, ``cur`` is work space. The last step of
     :func:`index_top` and of ``ts_cascade.top_states``.
 
-    One pass keeps the candidates at least tau and their largest index; each later pass
-    takes out the states of the largest index left and finds the next largest. Both keep
-    the candidates' order: :func:`index_top` lists the incumbents' states first, and when
-    many states tie (UCB-V at index 1) the incumbents hold the smallest ids, so
-    :func:`_merge_smallest` fills the list from them and rejects each other state on its
-    first id."""
-    nk = 0
-    vmax = -np.inf
+    The first pass takes out the states of index ``tops[0]``, keeps the other candidates
+    at least tau and finds their largest index; each later pass takes out the states of
+    the largest index left and finds the next largest. The passes keep the candidates'
+    order: :func:`index_top` lists the incumbents' states first, and when many states tie
+    (UCB-V at index 1) the incumbents hold the smallest ids, so :func:`_merge_smallest`
+    fills the list from them and rejects each other state on its first id."""
+    tau = tops[m - 1]
+    v = tops[0]
+    g_n = 0  # the candidates of index exactly v (in order)
+    nk = 0  # the others at least tau, kept in cand (in order)
+    vmax = -np.inf  # their largest index
     for i in range(nc):
         sl = cand[i]
         x = sval[sl, _V]
-        if x >= tau:
+        if x == v:
+            cur[g_n] = sl
+            g_n += 1
+        elif x >= tau:
             cand[nk] = sl
             nk += 1
             if x > vmax:
                 vmax = x
     k = 0
-    while k < m and nk > 0:
+    while True:
+        if g_n == 1:
+            k = _emit(cur[0], sinfo, bits, out, k, m)
+        else:
+            k = _merge_smallest(cur, g_n, sinfo, bits, out, k, m)
+        if k >= m or nk == 0:
+            return
         v = vmax
         vmax = -np.inf
-        g_n = 0  # the candidates of index exactly v, taken out of cand (in order)
+        g_n = 0
         nl = 0
         for i in range(nk):
             c = cand[i]
@@ -311,10 +334,6 @@ def emit_above(tau, cand, nc, m, sinfo, sval, bits, cur, out):
                 if x > vmax:
                     vmax = x
         nk = nl
-        if g_n == 1:
-            k = _emit(cur[0], sinfo, bits, out, k, m)
-        else:
-            k = _merge_smallest(cur, g_n, sinfo, bits, out, k, m)
 
 
 @helper(HOT)

@@ -210,7 +210,7 @@ def top_states(t, z, g, sg, inc, ninc, m, islot, sinfo, sval, bits, perm, meta, 
         cand[nk] = sl
         nk += 1
         _push(tops, m, v, sinfo[sl, _CNT])
-    emit_above(tops[m - 1], cand, nk, m, sinfo, sval, bits, cur, out)
+    emit_above(tops, cand, nk, m, sinfo, sval, bits, cur, out)
 
 
 @numba.njit(**NJIT)
