@@ -141,6 +141,25 @@ def exact_miss_probability(w, t, policy, param, dps=30):
 # ---------------------------------------------------------------------------
 
 
+#: elements per block of :func:`_direct_a_terms` (its temporaries stay in the CPU's cache)
+_BLOCK = 1 << 15
+
+
+def _direct_a_terms(n, alpha):
+    """``min(1, t (t - 1)^(-2 alpha))`` for t = 3..n (1 for t = 1, 2), written out directly
+    (not through bounds.sharp), in blocks of :data:`_BLOCK`: elementwise, the same bits as one
+    pass over t = 1..n (2**20 terms: 30-60 ms in one pass, about 15 ms in blocks)."""
+    out = np.empty(n)
+    for i in range(0, n, _BLOCK):
+        j = min(n, i + _BLOCK)
+        t = np.arange(i + 1, j + 1, dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            out[i:j] = np.where(
+                t >= 3, np.minimum(1.0, t * np.maximum(t - 1, 1) ** (-2 * alpha)), 1.0
+            )
+    return out
+
+
 @claim(
     "sharp.a_part",
     "docs/sharper_bounds.md, Step 3 (derived here)",
@@ -180,12 +199,7 @@ def _a_part(ctx):
     # B_A(n) against the direct sum of its terms, below and past the integral cut-over
     for n in (1, 2, 3, 10, 1000, (1 << 20) + 5000):
         for alpha in (0.6, 1.5):
-            t = np.arange(1, n + 1, dtype=np.float64)
-            with np.errstate(divide="ignore"):
-                terms = np.where(
-                    t >= 3, np.minimum(1.0, t * np.maximum(t - 1, 1) ** (-2 * alpha)), 1.0
-                )
-            direct = math.fsum(terms)
+            direct = math.fsum(_direct_a_terms(n, alpha))
             b = a_part_count(n, "cascade-ucb1", alpha)
             tr.add((b - direct) / direct, {"n": n, "alpha": alpha, "B_A": b, "direct": direct})
     out = tr.outcome(
