@@ -249,7 +249,6 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
     :func:`verify.registry.shared`, whose work a process recomputes if the other did it),
     so the verdicts are those of a serial run; they come back in registry order.
     """
-    import gc
     import multiprocessing as mp
     import pickle
 
@@ -271,20 +270,9 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
 
     def drain(front):
         done = {}
-        # no cyclic collection while the claims run: after the freeze below, what they make
-        # (sympy's and scipy.optimize's modules in this process, mpmath and Fraction
-        # temporaries, freed by reference counting) was traversed by about 390 collections,
-        # 0.09 s of CPU in the two processes (gc.callbacks); the peak memory stays within
-        # 6 % (273 MB). A cycle left is collected once the collector is back on.
-        was_on = gc.isenabled()
-        gc.disable()
-        try:
-            with sharing():
-                while (i := take(front)) is not None:
-                    done[i] = _do(jobs[i], examples, seed, budget)
-        finally:
-            if was_on:
-                gc.enable()
+        with sharing():
+            while (i := take(front)) is not None:
+                done[i] = _do(jobs[i], examples, seed, budget)
         return done
 
     recv, send = ctx.Pipe(duplex=False)
@@ -305,6 +293,8 @@ def _run_forked(todo, examples, seed, budget, with_caveats):
     # `cascading verify`, 0.1-0.2 s after the freeze). Frozen objects are still freed when
     # their last reference goes; one left in an unreachable cycle later is not collected
     # (in a long-lived caller, such as a test process, a little memory at most).
+    import gc
+
     gc.freeze()
     try:
         proc.start()
