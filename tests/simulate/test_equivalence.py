@@ -4,10 +4,13 @@ Coverage (from the registry, tests/simulate/registry_cases.py): every declared p
 at its defaults and with every parameter moved (``variant``), x every click model x every
 order it allows, on two instances (B_LB with many ties; weights including 0 and 1): by
 default each combo on one of them, alternating, and on the other in the slow tier; for
-1200 steps, with the lazy selection and with the plain loop where the policy has both;
+1200 steps, with the lazy selection and with the plain loop where the policy has both (on
+the same instance, both held to one reference run);
 plus lazy == plain for 30000 steps. The DBN model also with a satisfaction probability per
 item and gamma apart from all of them (every policy at its defaults, every order).
 """
+
+import functools
 
 import numpy as np
 import pytest
@@ -62,16 +65,49 @@ def test_variants_move_every_parameter():
 
 
 def _reference_cases():
-    """Every combo on both instances; by default each combo on one of them, alternating
-    along the combo list (so each policy meets both instances across its models and
-    orders), and the other in the slow tier (CI runs both)."""
+    """Every combo on both instances, lazy and plain; by default each (spec, model, order)
+    on one of them, alternating along the combo list (so each policy meets both instances
+    across its models and orders), lazy and plain on the same one (they share its reference
+    run, :func:`_reference`), and on the other in the slow tier (CI runs both)."""
     names = sorted(INSTANCES)
+    combo_index = {c: i for i, c in enumerate(COMBOS)}
     out = []
-    for i, combo in enumerate(LAZY_COMBOS):
+    for spec, model, order, lazy in LAZY_COMBOS:
+        i = combo_index[spec, model, order]
         for j, inst in enumerate(names):
             marks = () if (i + j) % 2 == 0 else (pytest.mark.slow,)
-            out.append(pytest.param(*combo, inst, marks=marks))
+            out.append(pytest.param(spec, model, order, lazy, inst, marks=marks))
     return out
+
+
+def test_reference_cases_cover_every_combo_on_both_instances():
+    """Across the two tiers every (spec, model, order, lazy) meets both instances once; the
+    default run holds each once, lazy and plain on the same instance, and every policy on
+    both instances."""
+    cases = [(p.values, bool(p.marks)) for p in _reference_cases()]
+    assert sorted(v for v, _ in cases) == sorted((*c, i) for c in LAZY_COMBOS for i in INSTANCES)
+    default = [v for v, slow in cases if not slow]
+    assert sorted(v[:4] for v in default) == sorted(LAZY_COMBOS)
+    assert len({(v[:3], v[4]) for v in default}) == len(COMBOS)  # one instance per combo
+    met = {(parse_policy(v[0]).name, v[4]) for v in default}
+    assert met == {(name, i) for name in policy_names() for i in INSTANCES}
+
+
+@functools.lru_cache(maxsize=4)
+def _reference(model, instance, policy, order):
+    """The reference run of test_engine_equals_reference's case (it does not depend on the
+    engine's ``lazy``): computed once for the lazy and the plain case, which follow each other
+    in a worker (pytest-xdist's ``--dist loadfile``). Tuples, so a test cannot alter it."""
+    weights, K = INSTANCES[instance]
+    nu, gamma = (0.7, 0.7) if model == "dbn" else (1.0, 1.0)
+    uk, pk = _keys(weights)
+    return _frozen(reference_run(model, weights, K, policy, order, STEPS, uk[0], pk[0], nu, gamma))
+
+
+def _frozen(run):
+    """A reference run (lists, clicks, regret, counts) as tuples."""
+    lists, clicks, regret, counts = run
+    return tuple(map(tuple, lists)), tuple(map(tuple, clicks)), tuple(regret), tuple(counts)
 
 
 @pytest.mark.parametrize("policy,model,order,lazy,instance", _reference_cases())
@@ -84,9 +120,7 @@ def test_engine_equals_reference(policy, model, order, lazy, instance):
     regret, counts, trace, clicks = simulate_runs(
         m, policy, order, STEPS, uk, pk, cp, threads=1, lazy=lazy, trace_steps=STEPS
     )
-    lists, ref_clicks, ref_regret, ref_counts = reference_run(
-        model, weights, K, policy, order, STEPS, uk[0], pk[0], nu, gamma
-    )
+    lists, ref_clicks, ref_regret, ref_counts = _reference(model, instance, policy, order)
     ref_lists = np.array(lists)
     diff = np.nonzero((trace[0] != ref_lists).any(axis=1))[0]
     assert diff.size == 0, (
@@ -105,6 +139,18 @@ ITEM_NU_COMBOS = [
 ]
 
 
+@functools.lru_cache(maxsize=4)
+def _reference_item_nu(policy, order, n):
+    """test_engine_equals_reference_dbn_item_nu's reference run, once for its lazy and
+    plain case (as :func:`_reference`)."""
+    weights, K = tuple(b_lb(16, 4, 0.2, 0.15).weights), 4
+    uk, pk = _keys(weights, seed=77)
+    import_references()
+    with per_item_nu():
+        out = reference_run("dbn", weights, K, policy, order, n, uk[0], pk[0], ITEM_NU_16, GAMMA)
+    return _frozen(out)
+
+
 @pytest.mark.parametrize("policy,order,lazy", ITEM_NU_COMBOS)
 def test_engine_equals_reference_dbn_item_nu(policy, order, lazy):
     """DBN with nu per item (16 values, 1.0 among them) and gamma = 0.88: the engine's
@@ -117,11 +163,7 @@ def test_engine_equals_reference_dbn_item_nu(policy, order, lazy):
     regret, counts, trace, clicks = simulate_runs(
         m, policy, order, n, uk, pk, np.arange(1, n + 1), threads=1, lazy=lazy, trace_steps=n
     )
-    import_references()
-    with per_item_nu():
-        lists, ref_clicks, ref_regret, ref_counts = reference_run(
-            "dbn", weights, K, policy, order, n, uk[0], pk[0], ITEM_NU_16, GAMMA
-        )
+    lists, ref_clicks, ref_regret, ref_counts = _reference_item_nu(policy, order, n)
     np.testing.assert_array_equal(trace[0], np.array(lists))
     np.testing.assert_array_equal(clicks[0], np.array(ref_clicks))
     np.testing.assert_array_equal(regret[0], np.array(ref_regret))
