@@ -72,3 +72,32 @@ def test_caveats_reusing_the_simulating_claims_work_go_next_to_them():
         *(("caveat", i) for i in sorted(near, reverse=True)),
         ("claim", "bound.theorem4"),
     ]
+
+
+def test_times_env_writes_one_line_per_job_and_nothing_else_changes(monkeypatch, capfd):
+    """CASCADING_VERIFY_TIMES=1: each job of a forked run writes its timeline line to stderr
+    (both processes), and the verdicts are those without it."""
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork start method")
+    ids = ["lemma2.chord", "lemma2.monotone", "theorem1.upper", "theorem1.permutation"]
+    todo = [get_claim(i) for i in ids]
+    monkeypatch.delenv(verify.TIMES_ENV, raising=False)
+    plain = verify._run_forked(todo, 3, 0, 1.0, with_caveats=False)
+    assert "verify-times" not in capfd.readouterr().err
+    monkeypatch.setenv(verify.TIMES_ENV, "1")
+    timed = verify._run_forked(todo, 3, 0, 1.0, with_caveats=False)
+    lines = [x for x in capfd.readouterr().err.splitlines() if x.startswith("verify-times")]
+    assert sorted(x.split()[-1] for x in lines) == sorted(ids)
+    for x in lines:
+        words = x.split()
+        assert words[1] == "pid" and words[3] == "start" and words[5] == "wall"
+        assert words[7] == "cpu" and float(words[8]) >= 0
+
+    def strip(v):
+        d = v.to_dict()
+        d.pop("seconds")
+        return d
+
+    assert [strip(v) for v in timed] == [strip(v) for v in plain]
