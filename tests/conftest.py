@@ -20,8 +20,6 @@ sys.dont_write_bytecode = False
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-from cascading_bandits.bounds._pystack import deep_call  # noqa: E402
-
 settings.register_profile(
     "ci",
     parent=settings.get_profile("ci"),
@@ -36,7 +34,11 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 def pytest_pyfunc_call(pyfuncitem):
     """Run each test function through ``bounds._pystack.deep_call``: numba's compiler and
     sympy recurse, and on CPython >= 3.11 that maps and unmaps frame-stack chunks by the
-    hundred thousand (see there); the test sees the same call."""
+    hundred thousand (see there); the test sees the same call. Imported here, not at the
+    top: importing bounds imports numba (about 0.6 CPU s), which pytest-xdist's controller
+    process, running no test, would pay before it starts the workers."""
+    from cascading_bandits.bounds._pystack import deep_call
+
     orig = pyfuncitem.obj
 
     @functools.wraps(orig)
