@@ -133,7 +133,11 @@ def chains(tmp_path_factory):
     return d
 
 
-def test_factor_table_has_both_chains_of_the_same_runs(data, chains, tmp_path):
+def test_factor_table_has_both_chains_of_the_same_runs(
+    data, chains, tmp_path, small_section_figures
+):
+    """The factor table (its figures small: drawn for real and checked by
+    test_section_without_chains_renders_the_stored_worst_case)."""
     stored = [json.loads(p.read_text()) for p in sorted((chains / "profile").glob("*.json"))]
     rows = S.factor_rows(stored, data)
     assert len(rows) == 18 and sum(r["profiled"] for r in rows) == 2
