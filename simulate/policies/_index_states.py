@@ -209,21 +209,23 @@ def index_top(
         meta[1] = t_ep
     nc = np.int64(0)  # not a literal: callees compile once
     for i in range(ninc):  # the incumbents' states first: tau from them
-        sl = islot[inc[i]]
+        sl = np.uint64(islot[inc[i]])  # unsigned: its uses skip numba's negative-index fix
         if sinfo[sl, _BT] != t:
             nc = _visit(kind, sl, t, z, g, params, sinfo, sval, tops, m, cand, nc)
+    tau = tops[m - 1]  # in a register: the loop's stores could alias tops
     for p in range(meta[0]):  # then every alive state whose bound reaches tau
-        if pub[p] < tops[m - 1]:  # pub: this epoch's bound (or inf)
+        if pub[p] < tau:  # pub: this epoch's bound (or inf)
             continue
-        sl = perm[p]
+        sl = np.uint64(perm[p])
         if sinfo[sl, _BT] == t:
             continue
         if sinfo[sl, _UBT] != t_ep:
             _set_bound(kind, sl, sinfo, sval, g, g_ep, t_ep, params)
             pub[p] = sval[sl, _A]
-            if sval[sl, _A] < tops[m - 1]:
+            if sval[sl, _A] < tau:
                 continue
         nc = _visit(kind, sl, t, z, g, params, sinfo, sval, tops, m, cand, nc)
+        tau = tops[m - 1]
     emit_above(tops, cand, nc, m, sinfo, sval, bits, cur, out)
 
 
@@ -256,7 +258,7 @@ def _merge_smallest(cur, g_n, sinfo, bits, out, k, m):
     r = m - k
     nb = 0
     for x in range(g_n):
-        sl = cur[x]
+        sl = np.uint64(cur[x])
         e = _first(sl, sinfo, bits)
         c = sinfo[sl, _CNT]
         while True:
@@ -300,7 +302,7 @@ def emit_above(tops, cand, nc, m, sinfo, sval, bits, cur, out):
     nk = 0  # the others at least tau, kept in cand (in order)
     vmax = -np.inf  # their largest index
     for i in range(nc):
-        sl = cand[i]
+        sl = np.uint64(cand[i])
         x = sval[sl, _V]
         if x == v:
             cur[g_n] = sl
@@ -323,7 +325,7 @@ def emit_above(tops, cand, nc, m, sinfo, sval, bits, cur, out):
         g_n = 0
         nl = 0
         for i in range(nk):
-            c = cand[i]
+            c = np.uint64(cand[i])
             x = sval[c, _V]
             if x == v:
                 cur[g_n] = c
