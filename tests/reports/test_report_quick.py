@@ -25,9 +25,21 @@ QUICK_CLAIMS = ("theorem2", "theorem1.upper", "lemma2", "appendix.hoeffding", "t
 
 @pytest.fixture(scope="module")
 def quick_report(tmp_path_factory):
+    """The quick report on :data:`QUICK_CLAIMS`. The sharper-bounds section's two figures
+    (its bounds and the stored worst case) are small ones here (about 2 CPU s): drawn for
+    real from the fakes and checked by test_sharper_section's
+    test_section_without_chains_renders_the_stored_worst_case, and in this report by the
+    slow test at the end. Every other figure is drawn for real (misspecification's two
+    only here in the default run)."""
+    from _report_fakes import _small_figure
+
+    from cascading_bandits.reports import section_sharper, worstcase
+
     out = tmp_path_factory.mktemp("quick") / "report"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(verify, "run_all", functools.partial(verify.run_all, claims=QUICK_CLAIMS))
+        mp.setattr(section_sharper, "sharper_figure", _small_figure)
+        mp.setattr(worstcase, "plot_worstcase", _small_figure)
         md = B.build_report(out, quick=True, workers=1, progress=False, seed=3, curve_points=4)
     return out, md.read_text(encoding="utf-8")
 
