@@ -53,8 +53,9 @@ def pytest_pyfunc_call(pyfuncitem):
 
 
 #: The test files that take longest in the default run (CPU seconds of a worker, measured
-#: with xdist), heaviest first, as their path's parts under tests/ (a path written out would
-#: read as a module name to test_cli_layer's scan of the docstrings). pytest-xdist's
+#: with xdist, warm numba cache, 27 Nov 2026), heaviest first, as their path's parts under
+#: tests/ (a path written out would read as a module name to test_cli_layer's scan of the
+#: docstrings). pytest-xdist's
 #: ``--dist loadfile`` hands each worker one file at a time in collection order
 #: (``--no-loadscope-reorder`` in pyproject.toml; its default order, by number of tests,
 #: sent test_report_quick's 5 tests and their 20 s report near the end, where one long file
@@ -62,19 +63,20 @@ def pytest_pyfunc_call(pyfuncitem):
 #: many short ones fill in after them. A file missing here (renamed, new) only runs in its
 #: usual place.
 HEAVY_FIRST = (
-    ("simulate", "test_equivalence.py"),  # 35
-    ("reports", "test_build.py"),  # 28
-    ("reports", "test_report_sections.py"),  # 22
-    ("reports", "test_report_quick.py"),  # 20
-    ("simulate", "test_grouped_selection.py"),  # 13
-    ("verify", "test_registry.py"),  # 14
-    ("simulate", "test_sweep_processes.py"),  # 14
-    ("simulate", "test_seeds_crn.py"),  # 12
-    ("simulate", "test_selection_index_states.py"),  # 10
-    ("reports", "test_study.py"),  # 10
-    ("simulate", "test_store_sweep_cli.py"),  # 10
-    ("simulate", "test_jitopts.py"),  # 10
-    ("reports", "test_later_sections.py"),  # 9
+    ("simulate", "test_equivalence.py"),  # 27
+    ("reports", "test_build.py"),  # 18
+    ("reports", "test_report_quick.py"),  # 14
+    ("simulate", "test_sweep_processes.py"),  # 12
+    ("simulate", "test_grouped_selection.py"),  # 11
+    ("simulate", "test_seeds_crn.py"),  # 11
+    ("verify", "test_registry.py"),  # 10
+    ("reports", "test_report_sections.py"),  # 9
+    ("simulate", "test_jitopts.py"),  # 8
+    ("reports", "test_study.py"),  # 8
+    ("simulate", "test_click_models.py"),  # 6
+    ("test_api_hostile.py",),  # 5
+    ("bounds", "test_garivier_cappe.py"),  # 5
+    ("reports", "test_later_sections.py"),  # 5
 )
 
 
