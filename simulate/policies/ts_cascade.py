@@ -183,7 +183,7 @@ def top_states(t, z, g, sg, inc, ninc, m, islot, sinfo, sval, bits, perm, meta, 
     thr = top0 - d2
     nc = np.int64(0)  # not a literal: callees compile once
     for i in range(meta[0]):
-        sl = perm[i]
+        sl = np.uint64(perm[i])  # unsigned: its uses skip numba's negative-index fix
         a = sval[sl, _FA] * sg
         b = sval[sl, _FB] * g
         u = sval[sl, _W] + z * (a if a > b else b)
@@ -202,7 +202,7 @@ def top_states(t, z, g, sg, inc, ninc, m, islot, sinfo, sval, bits, perm, meta, 
     nk = 0
     kind = np.int64(TSCASCADE)
     for i in range(nc):
-        sl = cand[i]
+        sl = np.uint64(cand[i])
         if sval[sl, _HIU] < lo:
             continue
         v = index_of(kind, sinfo[sl, _S], sinfo[sl, _N], g, z, tops)  # (no params read)
