@@ -5,7 +5,8 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 from _bounds_strategies import weights_and_list
-from hypothesis import example, given, settings
+from _twins import twins
+from hypothesis import given, settings
 
 from cascading_bandits.bounds import CascadeInstance
 from cascading_bandits.bounds.decomposition import (
@@ -105,11 +106,17 @@ def _exact_regret_by_enumeration(A, w, K):
     )
 
 
-@settings(max_examples=150)
-@given(weights_and_list())
-@example(([F(1, 10), F(1, 2), F(3, 10), F(1, 5)], 2, [0, 3]))
-@example(([F(1), F(1), F(0)], 2, [2, 0]))
-@example(([F(1, 2), F(1, 2), F(1, 2)], 2, [2, 1]))
+# 50 examples in the default run, the 150 it had in the slow tier
+@twins(
+    50,
+    150,
+    dict(case=weights_and_list()),
+    examples=[
+        (([F(1, 10), F(1, 2), F(3, 10), F(1, 5)], 2, [0, 3]),),
+        (([F(1), F(1), F(0)], 2, [2, 0]),),
+        (([F(1, 2), F(1, 2), F(1, 2)], 2, [2, 1]),),
+    ],
+)
 def test_theorem1_on_random_lists(case):
     w, K, A = case
     lower, exact, upper = theorem1_bounds(A, w, K)

@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 from _twins import twins
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cascading_bandits.bounds.garivier_cappe import (
@@ -231,8 +231,18 @@ def test_float_start_is_near_the_root_when_float_resolves_it():
 # ---------------------------------------------------------------- monotonicity and limits
 
 
-@settings(max_examples=60, deadline=None)
-@given(pairs.filter(lambda a: 0 < a[0] and a[1] < 1 and a[2] < 1e3), st.floats(1.01, 100.0))
+# 20 examples in the default run, the 60 it had in the slow tier. The filter drops about 7 in
+# 8 drawn pairs (measured: 50 of 57); at 60 examples hypothesis's filter_too_much health check
+# failed the test in 1 of 8 runs, on inputs that were not wrong, so it is off here.
+@twins(
+    20,
+    60,
+    dict(
+        a=pairs.filter(lambda a: 0 < a[0] and a[1] < 1 and a[2] < 1e3),
+        factor=st.floats(1.01, 100.0),
+    ),
+    suppress_health_check=[HealthCheck.filter_too_much],
+)
 def test_monotone_in_eps(a, factor):
     mu, ms, eps = a
     C2a, ba = klucb_tail_constants(mu, ms, eps)
@@ -428,7 +438,7 @@ def test_rejects_bad_horizons():
 
 
 # 100 runs in the default run (0.9 CPU s; the KL-UCB index of 3 items x runs at each of the
-# 3000 rounds is the cost), the 400 runs (3.8 CPU s) in the slow tier: the same code, and the
+# 3000 rounds is the cost), the 400 runs (1.9 CPU s) in the slow tier: the same code, and the
 # per-run inequality is checked on every run of either
 @pytest.mark.parametrize("runs", [100, pytest.param(400, marks=pytest.mark.slow)])
 def test_event_split_pathwise_in_a_klucb_run(runs):

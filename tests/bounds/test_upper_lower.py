@@ -6,6 +6,7 @@ import mpmath
 import numpy as np
 import pytest
 from _bounds_strategies import instances
+from _twins import twins
 from hypothesis import example, given, settings
 
 from cascading_bandits.bounds import CascadeInstance, b_lb
@@ -234,10 +235,16 @@ def test_coefficients_match_mpmath(inst):
         assert abs(x - ref) <= 2.3e-16 * abs(ref)  # one rounding (module docstrings)
 
 
-@settings(max_examples=60)
-@given(instances())
-@example(CascadeInstance((1.0, 0.5, 0.0), 1))
-@example(CascadeInstance((0.9, 0.3, 0.2, 0.0), 2))
+# 20 examples in the default run, the 60 it had in the slow tier
+@twins(
+    20,
+    60,
+    dict(inst=instances()),
+    examples=[
+        (CascadeInstance((1.0, 0.5, 0.0), 1),),
+        (CascadeInstance((0.9, 0.3, 0.2, 0.0), 2),),
+    ],
+)
 def test_bounds_are_ordered(inst):
     n = 10**5
     t4 = theorem4_general_coefficient(inst)
