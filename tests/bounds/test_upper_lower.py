@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from _bounds_strategies import instances
 from _twins import twins
-from hypothesis import example, given, settings
+from hypothesis import example
 
 from cascading_bandits.bounds import CascadeInstance, b_lb
 from cascading_bandits.bounds.garivier_cappe import klucb_loglog_term, klucb_tail_constants
@@ -219,10 +219,16 @@ def test_bad_input():
 # -- agreement with mpmath, orderings --------------------------------------------
 
 
-@settings(max_examples=60)
-@given(instances())
-@example(CascadeInstance((1.0, 0.5, 0.0), 1))
-@example(CascadeInstance((0.2, 0.2, 0.05, 0.05), 2))
+# 20 examples in the default run, the 60 it had in the slow tier
+@twins(
+    20,
+    60,
+    dict(inst=instances()),
+    examples=[
+        (CascadeInstance((1.0, 0.5, 0.0), 1),),
+        (CascadeInstance((0.2, 0.2, 0.05, 0.05), 2),),
+    ],
+)
 @example(CascadeInstance((0.5, 0.5 - 1e-3, 1e-9), 1))
 def test_coefficients_match_mpmath(inst):
     for f in (
@@ -258,10 +264,16 @@ def test_bounds_are_ordered(inst):
     assert theorem3_constant(inst, n, eps) >= 0
 
 
-@settings(max_examples=40)
-@given(instances())
-@example(CascadeInstance((0.5, 0.5 - 1e-9, 0.5 - 2e-9), 1))
-@example(CascadeInstance((0.3, 0.2 + 1e-7, 0.2, 0.1), 2))
+# 15 examples in the default run, the 40 it had in the slow tier
+@twins(
+    15,
+    40,
+    dict(inst=instances()),
+    examples=[
+        (CascadeInstance((0.5, 0.5 - 1e-9, 0.5 - 2e-9), 1),),
+        (CascadeInstance((0.3, 0.2 + 1e-7, 0.2, 0.1), 2),),
+    ],
+)
 def test_prepeeling_coefficients_rounded_once(inst):
     from fractions import Fraction
 

@@ -7,7 +7,7 @@ that hypothesis can shrink a counterexample if a bound or a check is ever wrong.
 from fractions import Fraction
 
 import mpmath
-from hypothesis import example, given, settings
+from _twins import twins
 from hypothesis import strategies as st
 
 from cascading_bandits.bounds.decomposition import (
@@ -29,15 +29,9 @@ from cascading_bandits.verify.claims_theorem1 import regret_by_enumeration
 H = S.HARD_LEMMA2
 
 
-@settings(max_examples=60, deadline=None)
-@given(S.lemma2_instances())
-@example(H[0])
-@example(H[1])
-@example(H[2])
-@example(H[3])
-@example(H[4])
-@example(H[5])
-@example(H[6])
+# Each check below: a third of its examples in the default run (the pinned hard cases
+# always), the count it had in the slow tier.
+@twins(20, 60, dict(inst=S.lemma2_instances()), examples=[(h,) for h in H[:7]])
 def test_lemma2(inst):
     p, qs = inst
     with mpmath.workdps(50):
@@ -45,12 +39,7 @@ def test_lemma2(inst):
         assert lemma2_lhs(P, Q) <= lemma2_rhs(P, Q) * (1 + mpmath.mpf(10) ** -40)
 
 
-@settings(max_examples=80, deadline=None)
-@given(S.gaps_fraction())
-@example(S.HARD_GAPS[0])
-@example(S.HARD_GAPS[1])
-@example(S.HARD_GAPS[3])
-@example(S.HARD_GAPS[4])
+@twins(25, 80, dict(g=S.gaps_fraction()), examples=[(S.HARD_GAPS[i],) for i in (0, 1, 3, 4)])
 def test_ucb1_peeling_and_lp(g):
     assert ucb1_peeling_lhs(g) <= ucb1_peeling_rhs(g)
     # exact sum-of-squares form of the slack
@@ -61,12 +50,12 @@ def test_ucb1_peeling_and_lp(g):
     assert p_ok and d_ok and pv == dv == ucb1_peeling_lhs(g)
 
 
-@settings(max_examples=60, deadline=None)
-@given(S.hoeffding_instances())
-@example(S.HARD_HOEFFDING[0])
-@example(S.HARD_HOEFFDING[1])
-@example(S.HARD_HOEFFDING[3])
-@example(S.HARD_HOEFFDING[5])
+@twins(
+    20,
+    60,
+    dict(inst=S.hoeffding_instances()),
+    examples=[(S.HARD_HOEFFDING[i],) for i in (0, 1, 3, 5)],
+)
 def test_hoeffding_exact(inst):
     w, s, t = inst
     prob, margin = hoeffding_tail_exact(w, s, t)
@@ -92,10 +81,15 @@ def theorem1_instances(draw):
     return w, K, [float(u) for u in U]
 
 
-@settings(max_examples=60, deadline=None)
-@given(theorem1_instances())
-@example(([Fraction(1), Fraction(1, 2), Fraction(1, 2)], 2, [0.0, 1.0, 1.0]))  # ties, w(1) = 1
-@example(([Fraction(0)] * 3, 2, [1.0, 1.0, 1.0]))  # all zero
+@twins(
+    20,
+    60,
+    dict(inst=theorem1_instances()),
+    examples=[
+        (([Fraction(1), Fraction(1, 2), Fraction(1, 2)], 2, [0.0, 1.0, 1.0]),),  # ties, w(1) = 1
+        (([Fraction(0)] * 3, 2, [1.0, 1.0, 1.0]),),  # all zero
+    ],
+)
 def test_theorem1(inst):
     w, K, U = inst
     A = recommended_list(U, K)
@@ -113,10 +107,15 @@ def lemma1_instances(draw):
     return A, B, w
 
 
-@settings(max_examples=60, deadline=None)
-@given(lemma1_instances())
-@example(([0, 1, 2], [0, 1, 2], [Fraction(1, 2)] * 3))  # A = B
-@example(([0, 1], [2, 3], [Fraction(1), Fraction(0), Fraction(1, 3), Fraction(1)]))
+@twins(
+    20,
+    60,
+    dict(inst=lemma1_instances()),
+    examples=[
+        (([0, 1, 2], [0, 1, 2], [Fraction(1, 2)] * 3),),  # A = B
+        (([0, 1], [2, 3], [Fraction(1), Fraction(0), Fraction(1, 3), Fraction(1)]),),
+    ],
+)
 def test_lemma1(inst):
     A, B, w = inst
     lhs, rhs = lemma1_expectation(A, B, w)
