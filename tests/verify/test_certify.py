@@ -2,7 +2,7 @@
 
 import mpmath
 import pytest
-from hypothesis import example, given, settings
+from _twins import twins
 from hypothesis import strategies as st
 
 from cascading_bandits.bounds.kl import kl_mp
@@ -77,11 +77,22 @@ def test_box_argument_and_params():
         certify(lambda ctx, p, q: p - q, ("p", "q"), box=[(0, 1)])
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(1e-6, 0.2), st.floats(1e-6, 0.2))
-@example(0.1, 0.1, 0.05, 0.05)  # overlapping boxes
-@example(0.0, 0.5, 0.1, 0.1)  # p box touching 0
-@example(0.5, 0.9, 0.01, 0.1)  # q box touching 1
+# 20 examples in the default run, the 60 it had in the slow tier
+@twins(
+    20,
+    60,
+    dict(
+        p=st.floats(0.0, 1.0),
+        q=st.floats(0.0, 1.0),
+        wp=st.floats(1e-6, 0.2),
+        wq=st.floats(1e-6, 0.2),
+    ),
+    examples=[
+        (0.1, 0.1, 0.05, 0.05),  # overlapping boxes
+        (0.0, 0.5, 0.1, 0.1),  # p box touching 0
+        (0.5, 0.9, 0.01, 0.1),  # q box touching 1
+    ],
+)
 def test_kl_box_encloses_corners_and_interior(p, q, wp, wq):
     P = [p, min(p + wp, 1.0)]
     Q = [q, min(q + wq, 1.0)]
@@ -92,7 +103,10 @@ def test_kl_box_encloses_corners_and_interior(p, q, wp, wq):
             assert enc.a <= v <= enc.b or (mpmath.isinf(v) and enc.b == mpmath.inf)
 
 
-def test_point_corner_is_kl_iv_bit_for_bit():
+# 500 random pairs a precision in the default run, the 1500 it had in the slow tier (the
+# 104 values, edges and tiny ones included, are the same in both)
+@pytest.mark.parametrize("draws", [500, pytest.param(1500, marks=pytest.mark.slow)])
+def test_point_corner_is_kl_iv_bit_for_bit(draws):
     """certify's corner enclosures (libmpi calls, no mpmath.iv dispatch) are kl_iv's intervals,
     endpoint for endpoint, inside the square, on its edges and at other precisions."""
     import mpmath
@@ -107,7 +121,7 @@ def test_point_corner_is_kl_iv_bit_for_bit():
     prec = mpmath.iv.prec
     try:
         for mpmath.iv.prec in (53, 113):
-            for _ in range(1500):
+            for _ in range(draws):
                 p, q = (mpmath.iv.mpf(float(rng.choice(vals))) for _ in range(2))
                 assert _kl_point_iv(p, q)._mpi_ == kl_iv(p, q)._mpi_
     finally:
