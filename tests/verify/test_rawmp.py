@@ -24,13 +24,16 @@ def _points(rng, n):
     return out
 
 
+# The two checks below draw 1000 and 400 random pairs (and the 11 fixed edge pairs) at each
+# precision in the default run, the 3000 and 1000 they had in the slow tier.
+@pytest.mark.parametrize("n", [1000, pytest.param(3000, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("dps", [15, 50])
-def test_kl_mpf_equals_bounds_kl_bit_for_bit(dps):
+def test_kl_mpf_equals_bounds_kl_bit_for_bit(dps, n):
     rng = np.random.default_rng(27)
     with mpmath.workdps(dps):
         prec = mpmath.mp.prec + 20  # what mpmath.quad works at
         with mpmath.workprec(prec):
-            for p, q in _points(rng, 3000):
+            for p, q in _points(rng, n):
                 P, Q = mpmath.mpf(p), mpmath.mpf(q)
                 assert kl_mpf(P._mpf_, Q._mpf_, prec) == _kl_py_mp(P, Q)._mpf_, (p, q)
 
@@ -57,14 +60,15 @@ def test_lemma2_integrand_is_the_one_over_kl_of_bounds_kl():
             assert raw == (1 / _kl_py_mp(p, p + x))._mpf_
 
 
+@pytest.mark.parametrize("n", [400, pytest.param(1000, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("dps", [17, 50])
-def test_kl_mp_is_the_mpf_arithmetic_bit_for_bit(dps):
+def test_kl_mp_is_the_mpf_arithmetic_bit_for_bit(dps, n):
     """bounds.kl.kl_mp computes with kl_mpf: the number _kl_py_mp gives, at the dps asked
     for and at the caller's (dps None), from floats and from numeric strings."""
     from cascading_bandits.bounds.kl import kl_mp
 
     rng = np.random.default_rng(36)
-    pts = _points(rng, 1000) + [("0.3", "0.30000000000000000000001"), ("1", "0"), (0, "0")]
+    pts = _points(rng, n) + [("0.3", "0.30000000000000000000001"), ("1", "0"), (0, "0")]
     for p, q in pts:
         with mpmath.workdps(dps):
             ref = _kl_py_mp(mpmath.mpf(p), mpmath.mpf(q))._mpf_
