@@ -21,8 +21,8 @@ from cascading_bandits.verify import findings as C
 
 
 @pytest.fixture(scope="module")
-def evidence():
-    return {c.id: c.evidence for c in C.caveats()}
+def evidence(all_caveats):
+    return {c.id: c.evidence for c in all_caveats}
 
 
 def _kl(a, b):

@@ -19,8 +19,8 @@ from cascading_bandits.verify.claims_discussion import (
 )
 
 
-def test_every_caveat_has_its_pinned_test():
-    cavs = C.caveats()
+def test_every_caveat_has_its_pinned_test(all_caveats):
+    cavs = all_caveats
     names = {name for name in globals() if name.startswith("test_")}
     for c in cavs:
         path, name = c.test.split("::")
@@ -173,8 +173,8 @@ def test_ucb1_peeling_order():
     assert cex["lp_optimum"] > cex["m_star_value"] or not cex["m_star_feasible"]
 
 
-def test_theorem4_large_p():
-    cav = [c for c in C.caveats() if c.id == "theorem4-large-p"][0]
+def test_theorem4_large_p(all_caveats):
+    cav = [c for c in all_caveats if c.id == "theorem4-large-p"][0]
     ev = cav.evidence
     assert ev["K=8,p=0.5"]["ratio"] > 50 * ev["K=8,p=0.125"]["ratio"]
     for row in ev.values():
