@@ -254,7 +254,8 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, tops):
         tops[i] = -np.inf
     thr = -np.inf  # tops[m - 1], kept in a register (the scan reads it for every item)
     for i in range(ninc + S.size):  # the incumbents, then every item
-        e = inc[i] if i < ninc else i - ninc
+        # an item id, unsigned: its uses skip numba's negative-index fix
+        e = np.uint64(inc[i] if i < ninc else i - ninc)
         if i >= ninc:
             # an item whose valid bound is below thr is skipped on two loads (the bound's
             # step and value), before its stamp: most items of a step, every bandit
@@ -286,7 +287,7 @@ def _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, tops):
     tau = tops[m - 1]
     kept = np.int64(0)
     for i in range(nc):
-        e = Ist[i, CL]
+        e = np.uint64(Ist[i, CL])
         if F[e, HI] < tau:
             Ist[e, STAMP] = -1  # not a candidate after all (so an expansion re-brackets it)
             if Ist[e, UBN] != N[e]:  # its upper bound is stale: tighten it (_lazy_select)
@@ -337,10 +338,10 @@ def _refine(S, N, F, Ist, th, e):
 def _sink(F, Ist, i, nc):
     """Row i of the candidates ``Ist[:nc, CL]`` (sorted by HI desc, id asc) had its HI
     lowered: move it down to its place."""
-    e = Ist[i, CL]
+    e = np.uint64(Ist[i, CL])  # item ids unsigned: no negative-index fix on their uses
     h = F[e, HI]
     while i + 1 < nc:
-        d = Ist[i + 1, CL]
+        d = np.uint64(Ist[i + 1, CL])
         if F[d, HI] > h or (F[d, HI] == h and d < e):
             Ist[i, CL] = d
             i += 1
@@ -364,9 +365,9 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
     npop = np.int64(0)
     got = np.int64(0)
     while got < need:
-        a = Ist[npop, CL]  # npop < nc: the candidates hold the m >= need largest not shown
+        a = np.uint64(Ist[npop, CL])  # npop < nc: the candidates hold the m >= need largest not shown
         while npop + 1 < nc:
-            b = Ist[npop + 1, CL]
+            b = np.uint64(Ist[npop + 1, CL])  # (ids unsigned: as in _sink)
             if F[a, LO] > F[b, HI]:
                 break
             if Ist[a, EX] == 0:
@@ -377,7 +378,7 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
                 _sink(F, Ist, npop + 1, nc)
             elif Ist[a, EX] == 1 or Ist[b, EX] == 1:  # settle one with klucb_scalar
                 i = npop if Ist[a, EX] == 1 else npop + 1
-                x = Ist[i, CL]
+                x = np.uint64(Ist[i, CL])
                 v = klucb_scalar(_mean(S, N, x), float(N[x]), th)
                 F[x, LO] = v
                 F[x, HI] = v
@@ -386,7 +387,7 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
                 _sink(F, Ist, i, nc)
             else:
                 break  # both exact: a is the max of (value desc, id asc); none can tie above
-            a = Ist[npop, CL]
+            a = np.uint64(Ist[npop, CL])
         out[npop] = a
         npop += 1
         if not shown[a]:
@@ -412,7 +413,7 @@ def _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, need, to
     nc = _lazy_prepare(S, N, F, Ist, t, th, t_ep, th_ep, inc, ninc, m, shown, tops)
     npop = _lazy_pops(S, N, F, Ist, th, nc, shown, need, out)
     for i in range(npop, nc):
-        e = Ist[i, CL]
+        e = np.uint64(Ist[i, CL])  # (unsigned: as in _lazy_prepare)
         if Ist[e, UBN] != N[e]:
             _set_ub(S, N, F, Ist, e, th, t_ep, th_ep)
     return npop

@@ -218,18 +218,19 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta
     states in another order, the same lists: callgrind, L = 2048, 5 runs x 1e4, cascade-ucbv
     3,839 -> 3,663 instructions a step, cascade-ucb1 2,077 -> 2,103).
     """
-    sl = islot[e]
+    u = np.uint64(e)  # item and slot ids unsigned: their uses skip numba's negative-index fix
+    sl = np.uint64(islot[u])
     if sinfo[sl, _CNT] == 1:  # e alone: sl empties or is renamed; out of the hash first
         _unhash(sl, sinfo, table, tmask)
-        s = S[e]
-        n = N[e]
+        s = S[u]
+        n = N[u]
         i = _home(s, n, tmask)  # the new state's slot, or the empty entry ending its run
         while True:
             o = table[i]
             if o < 0 or (sinfo[o, _S] == s and sinfo[o, _N] == n):
                 break
             i = (i + 1) & tmask
-        w = e >> 6
+        w = u >> 6
         if o < 0:  # rename sl in place (its position too): a new state, of the one item e
             pub[_out_of_run(sl, sinfo[sl, _POS], sinfo, perm, pub, meta)] = np.inf
             sinfo[sl, _S] = s
@@ -250,9 +251,9 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta
         return
     q0 = sval[sl, _Q]
     # take e out of its state, which keeps other items
-    bits[sl, e >> 6] &= ~(np.int64(1) << (e & 63))
+    bits[sl, u >> 6] &= ~(np.int64(1) << (e & 63))
     sinfo[sl, _CNT] -= 1
-    _add(e, S[e], N[e], q0, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)
+    _add(e, S[u], N[u], q0, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)
 
 
 # The tables are allocated 1-d with the allocators every kernel compiles anyway and
@@ -576,7 +577,8 @@ def states_top(
     for i in range(ninc + meta[0]):  # the incumbents' states, then every alive state
         if i >= ninc and pub[i - ninc] < tops[m - 1]:  # pub: this epoch's bound (or inf)
             continue
-        sl = islot[inc[i]] if i < ninc else perm[i - ninc]
+        # slot and item ids read unsigned: their uses skip numba's negative-index fix
+        sl = np.uint64(islot[np.uint64(inc[i])] if i < ninc else perm[i - ninc])
         if sinfo[sl, _BT] == t:
             continue
         if i >= ninc:
@@ -597,7 +599,7 @@ def states_top(
     tau = tops[m - 1]
     nk = 0
     for i in range(nc):
-        sl = cand[i]
+        sl = np.uint64(cand[i])  # slot ids unsigned here too
         if sval[sl, _HI] >= tau:
             cand[nk] = sl
             nk += 1
@@ -605,14 +607,14 @@ def states_top(
     while k < m and nk > 0:
         ia = 0  # the kept candidate of highest upper end
         for i in range(1, nk):
-            if sval[cand[i], _HI] > sval[cand[ia], _HI]:
+            if sval[np.uint64(cand[i]), _HI] > sval[np.uint64(cand[ia]), _HI]:
                 ia = i
-        a = cand[ia]
+        a = np.uint64(cand[ia])
         if sinfo[a, _EX] == 0:
             lo = sval[a, _LO]
             clash = False
             for i in range(nk):
-                if i != ia and sval[cand[i], _HI] >= lo:
+                if i != ia and sval[np.uint64(cand[i]), _HI] >= lo:
                     clash = True
                     break
             if clash:
@@ -625,7 +627,7 @@ def states_top(
         v = sval[a, _HI]  # exact; every other index is <= v: settle those that may be v
         ng = 0
         for i in range(nk):
-            c = cand[i]
+            c = np.uint64(cand[i])
             if i != ia and sval[c, _HI] >= v:
                 if sinfo[c, _EX] == 0:
                     _settle(c, t, th, sinfo, sval)
@@ -642,7 +644,7 @@ def states_top(
         g = 0
         i = 0
         while i < nk:
-            c = cand[i]
+            c = np.uint64(cand[i])
             if sinfo[c, _EX] == 1 and sval[c, _HI] == v:
                 cur[g] = c
                 g += 1
@@ -656,10 +658,11 @@ def states_top(
             b = _smallest_next(cur, g, sinfo)
             if b < 0:
                 break
-            e = sinfo[cur[b], _CUR]
+            c = np.uint64(cur[b])
+            e = sinfo[c, _CUR]
             out[k] = e
             k += 1
-            sinfo[cur[b], _CUR] = _advance(cur[b], e, sinfo, bits)
+            sinfo[c, _CUR] = _advance(c, e, sinfo, bits)
 
 
 @helper(HOT)

@@ -181,7 +181,7 @@ def play(
             last = k
     nobs = last + 1 if last >= 0 else K
     for k in range(nobs):
-        e = lst[k]
+        e = np.uint64(lst[k])  # an item id, unsigned: N[e], S[e] skip numba's negative-index fix
         N[e] += 1
         if k == last:
             S[e] += 1
