@@ -365,7 +365,8 @@ def _lazy_pops(S, N, F, Ist, th, nc, shown, need, out):
     npop = np.int64(0)
     got = np.int64(0)
     while got < need:
-        a = np.uint64(Ist[npop, CL])  # npop < nc: the candidates hold the m >= need largest not shown
+        # npop < nc: the candidates hold the m >= need largest not shown
+        a = np.uint64(Ist[npop, CL])
         while npop + 1 < nc:
             b = np.uint64(Ist[npop + 1, CL])  # (ids unsigned: as in _sink)
             if F[a, LO] > F[b, HI]:

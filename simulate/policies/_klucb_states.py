@@ -683,7 +683,7 @@ def _pick_visit(sl, q, t, th, t_ep, th_ep, tau, nc, above, nab, islot, sinfo, sv
         c = sinfo[sl, _CNT]
         if c <= nab:
             for j in range(nab):
-                if islot[above[j]] == sl:
+                if islot[np.uint64(above[j])] == sl:  # (an item id: unsigned)
                     c -= 1
         if c > 0:
             tau = lo
@@ -697,11 +697,11 @@ def _sort_run(ns, na, t_ep, th_ep, sinfo, sval, perm, pub, meta):
     ones are few, or all of them at an epoch's first step, when the states are few or the
     epoch long)."""
     for q in range(ns, na):
-        o = perm[q]
+        o = np.uint64(perm[q])  # slot ids unsigned: no negative-index fix on their uses
         v = _epoch_bound(o, q, t_ep, th_ep, sinfo, sval, pub)
         j = q
         while j > 0 and pub[j - 1] > v:
-            x = perm[j - 1]
+            x = np.uint64(perm[j - 1])
             perm[j] = x
             pub[j] = pub[j - 1]
             sinfo[x, _POS] = j
@@ -749,24 +749,29 @@ def states_pick(
     tau = -np.inf
     nc = np.int64(0)  # not a literal: callees compile once
     neg = np.int64(-1)  # no position: the bound is not looked at
-    tau, nc = _pick_visit(islot[i0], neg, t, th, t_ep, th_ep, tau, nc, above, nab, islot,
-                          sinfo, sval, pub, cand)  # fmt: skip
-    tau, nc = _pick_visit(islot[i1], neg, t, th, t_ep, th_ep, tau, nc, above, nab, islot,
-                          sinfo, sval, pub, cand)  # fmt: skip
+    # slot and item ids read unsigned: their uses skip numba's negative-index fix
+    sl = np.uint64(islot[np.uint64(i0)])
+    tau, nc = _pick_visit(sl, neg, t, th, t_ep, th_ep, tau, nc, above, nab, islot, sinfo, sval,
+                          pub, cand)  # fmt: skip
+    sl = np.uint64(islot[np.uint64(i1)])
+    tau, nc = _pick_visit(sl, neg, t, th, t_ep, th_ep, tau, nc, above, nab, islot, sinfo, sval,
+                          pub, cand)  # fmt: skip
     for q in range(ns, na):  # the unsorted states (few: see _UNSORTED)
         if pub[q] >= tau:  # pub: this epoch's bound (or inf)
-            tau, nc = _pick_visit(perm[q], q, t, th, t_ep, th_ep, tau, nc, above, nab, islot,
-                                  sinfo, sval, pub, cand)  # fmt: skip
+            sl = np.uint64(perm[q])
+            tau, nc = _pick_visit(sl, q, t, th, t_ep, th_ep, tau, nc, above, nab, islot, sinfo,
+                                  sval, pub, cand)  # fmt: skip
     q = ns - 1
     while q >= 0 and pub[q] >= tau:  # the sorted run, largest bound first: stop below tau
-        tau, nc = _pick_visit(perm[q], neg, t, th, t_ep, th_ep, tau, nc, above, nab, islot,
-                              sinfo, sval, pub, cand)  # fmt: skip
+        sl = np.uint64(perm[q])
+        tau, nc = _pick_visit(sl, neg, t, th, t_ep, th_ep, tau, nc, above, nab, islot, sinfo,
+                              sval, pub, cand)  # fmt: skip
         q -= 1
     if ns == 0 or na - ns > _UNSORTED:
         _sort_run(ns, na, t_ep, th_ep, sinfo, sval, perm, pub, meta)
     nk = 0
     for i in range(nc):
-        sl = cand[i]
+        sl = np.uint64(cand[i])
         if sval[sl, _HI] >= tau:
             cand[nk] = sl
             nk += 1
@@ -774,15 +779,15 @@ def states_pick(
     while nk > 0:
         ia = 0  # the kept candidate of highest upper end
         for i in range(1, nk):
-            if sval[cand[i], _HI] > sval[cand[ia], _HI]:
+            if sval[np.uint64(cand[i]), _HI] > sval[np.uint64(cand[ia]), _HI]:
                 ia = i
-        a = cand[ia]
+        a = np.uint64(cand[ia])
         g = 0  # the states whose items come next: cur[:g]
         if sinfo[a, _EX] == 0:
             lo = sval[a, _LO]
             clash = False
             for i in range(nk):
-                if i != ia and sval[cand[i], _HI] >= lo:
+                if i != ia and sval[np.uint64(cand[i]), _HI] >= lo:
                     clash = True
                     break
             if clash:
@@ -795,14 +800,14 @@ def states_pick(
         else:
             v = sval[a, _HI]  # exact; every other index is <= v: settle those that may be v
             for i in range(nk):
-                c = cand[i]
+                c = np.uint64(cand[i])
                 if i != ia and sval[c, _HI] >= v and sinfo[c, _EX] == 0:
                     _settle(c, t, th, sinfo, sval)
                     if sinfo[c, _EX] == 0 and sval[c, _HI] >= v:
                         _exact(c, th, sinfo, sval)
             i = 0  # the states of index exactly v (a among them): ids merged, increasing
             while i < nk:
-                c = cand[i]
+                c = np.uint64(cand[i])
                 if sinfo[c, _EX] == 1 and sval[c, _HI] == v:
                     cur[g] = c
                     g += 1
@@ -811,16 +816,18 @@ def states_pick(
                 else:
                     i += 1
         for x in range(g):
-            sinfo[cur[x], _CUR] = _first(cur[x], sinfo, bits)
-            sinfo[cur[x], _OUT] = 0
+            c = np.uint64(cur[x])
+            sinfo[c, _CUR] = _first(c, sinfo, bits)
+            sinfo[c, _OUT] = 0
         while True:
             b = _smallest_next(cur, g, sinfo)
             if b < 0:
                 break
-            e = sinfo[cur[b], _CUR]
+            c = np.uint64(cur[b])
+            e = sinfo[c, _CUR]
             if pick < 0:
                 pick = e
             if not shown[e]:
                 return pick, e
-            sinfo[cur[b], _CUR] = _advance(cur[b], e, sinfo, bits)
+            sinfo[c, _CUR] = _advance(c, e, sinfo, bits)
     return pick, pick  # not reached: tau's state, kept, holds an item not shown
