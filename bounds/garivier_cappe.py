@@ -121,6 +121,7 @@ import mpmath
 import numpy as np
 
 from cascading_bandits.bounds import _validate as V
+from cascading_bandits.bounds._blocked import BLOCK, arange_blocks
 from cascading_bandits.bounds.indices import klucb_threshold
 from cascading_bandits.bounds.kl import kl, kl_mp
 
@@ -780,7 +781,7 @@ def _theorem10(t, c):
 #: elements of :func:`_theorem10_large`'s blocks: its temporaries (4 arrays of 256 KiB) stay in
 #: the CPU's cache, where a whole 2**20-term chunk of ``F(n)`` streamed 8 MiB through memory on
 #: each of its ten passes (a chunk 17 ms, 7 ms in blocks; F(1e7) sums ten chunks)
-_T10_BLOCK = 1 << 15
+_T10_BLOCK = BLOCK
 
 
 def _theorem10_large(t, c):
@@ -845,11 +846,7 @@ def _chunk_sum(start, stop, c):
         return float(np.sum(_theorem10(np.arange(start, stop + 1, dtype=np.float64), c)))
     # every t > e: the terms of _theorem10_large, each block's t made where it is used (the
     # same values as the chunk's arange), summed as one array (the same pairwise sum)
-    out = np.empty(stop - start + 1)
-    for i in range(0, out.size, _T10_BLOCK):
-        j = min(out.size, i + _T10_BLOCK)
-        _theorem10_block(np.arange(start + i, start + j, dtype=np.float64), c, out[i:j])
-    return float(np.sum(out))
+    return float(np.sum(arange_blocks(start, stop, lambda t: _theorem10_block(t, c))))
 
 
 def _tail_integral(m, n, c):
