@@ -30,6 +30,7 @@ from cascading_bandits.simulate.policies._klucb_states import (
     states_top,
 )
 from cascading_bandits.simulate.policies.kernel import (
+    HOT,
     INNER,
     NJIT,
     falses,
@@ -117,6 +118,40 @@ def _grouped_buffers(L, K):
     return np.empty(K), np.zeros(L, np.int64), np.zeros(L, np.int64)
 
 
+@helper(HOT)
+def _grouped_steps(
+    t, n, c, K, code, attract, satisfy, gamma, order, fstar, checkpoints, trace, regret_out,
+    ukey, S, N, sel, lst, clicks, scratch, isl, si, sv, bi, pe, pu, ta, tmask, me, tops, cand,
+    cur, cum, j, ninc, t_ep, th_ep,
+):  # fmt: skip
+    """Steps t, t + 1, ... of :func:`kernel_grouped` on one state table, until step n is
+    done or a step's moves need more slots than are free.
+
+    Returns ``(t, cum, j, ninc, t_ep, th_ep, nobs)``: t > n when done, else the step whose
+    ``nobs`` moves (``lst[:nobs]``) are left to make after the tables grow. The loop lives
+    in a helper without numba's runtime because the kernel's loop reassigns the tables when
+    they grow, and numba then counted a reference of each of those eleven arrays every
+    step (an atomic increment and decrement each: 22 runtime calls a step).
+    """
+    nobs = np.int64(0)
+    while t <= n:
+        th = klucb_threshold_scalar(float(t), c)
+        t_ep, th_ep = epoch(t, c, t_ep, th_ep)
+        states_top(t, th, t_ep, th_ep, sel, ninc, K, isl, si, sv, bi, pe, pu, me, tops, cand, cur,
+                   sel)  # fmt: skip
+        ninc = K
+        cum, j, nobs, last = play(
+            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
+            sel, lst, clicks, scratch, trace, regret_out,
+        )  # fmt: skip
+        if pe.size - me[0] < K:  # each move may open one state: the caller grows the tables
+            return t, cum, j, ninc, t_ep, th_ep, nobs
+        for k in range(nobs):
+            states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
+        t += 1
+    return t, cum, j, ninc, t_ep, th_ep, nobs
+
+
 @numba.njit(**NJIT)
 def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
     """Lazy exact selection over the distinct states (L >= GROUP_MIN; see _klucb_states)."""
@@ -137,22 +172,21 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
     t_ep = np.int64(0)
     th_ep = 0.0
     cum, j = 0.0, np.int64(0)
-    for t in range(1, n + 1):
-        th = klucb_threshold_scalar(float(t), c)
-        t_ep, th_ep = epoch(t, c, t_ep, th_ep)
-        states_top(t, th, t_ep, th_ep, sel, ninc, K, isl, si, sv, bi, pe, pu, me, tops, cand, cur,
-                   sel)  # fmt: skip
-        ninc = K
-        cum, j, nobs, last = play(
-            t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
-            sel, lst, clicks, scratch, trace, regret_out,
+    t = np.int64(1)
+    while t <= n:  # once, and once more after each growth of the tables
+        t, cum, j, ninc, t_ep, th_ep, nobs = _grouped_steps(
+            t, n, c, K, code, attract, satisfy, gamma, order, fstar, checkpoints, trace,
+            regret_out, ukey, S, N, sel, lst, clicks, scratch, isl, si, sv, bi, pe, pu, ta, tmask,
+            me, tops, cand, cur, cum, j, ninc, t_ep, th_ep,
         )  # fmt: skip
-        if pe.size - me[0] < K:  # each move may open one state
-            g = states_grow(sinfo, sval, bits, perm, pub, table)
-            sinfo, sval, bits, perm, pub, table, tmask = g
-            si, sv, bi, pe, pu, ta = sinfo[0], sval[0], bits[0], perm[0], pub[0], table[0]
+        if t > n:
+            break
+        g = states_grow(sinfo, sval, bits, perm, pub, table)  # then step t's moves
+        sinfo, sval, bits, perm, pub, table, tmask = g
+        si, sv, bi, pe, pu, ta = sinfo[0], sval[0], bits[0], perm[0], pub[0], table[0]
         for k in range(nobs):
             states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
+        t += 1
     finish(N, counts_out)
 
 

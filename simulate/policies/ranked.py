@@ -250,19 +250,21 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     finish(counts, counts_out)
 
 
-@numba.njit(inline="always", **NJIT)
-def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
-    """Selection over the distinct states, one state table per bandit (L >= GROUP_MIN_RANKED;
-    see _klucb_states)."""
-    model, attract, satisfy, gamma, K, n, _, fstar, checkpoints, _ = env
-    L = attract.size
-    S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    ubt, cand, cur = _grouped_buffers(K, L)  # ubt unused: the bounds are the tables'
-    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(S, N)
-    t_ep = np.int64(0)
-    th_ep = 0.0
-    cum, j = 0.0, np.int64(0)
-    for t in range(1, n + 1):
+@helper(HOT)
+def _grouped_steps(
+    t, n, c, K, model, attract, satisfy, gamma, fstar, checkpoints, ukey, trace, regret_out,
+    rba, S, N, counts, shown, chosen, lst, clicks, scratch, ubt, cand, cur, sinfo, sval, bits,
+    perm, pub, table, tmask, islot, meta, cum, j, t_ep, th_ep,
+):  # fmt: skip
+    """Steps t, t + 1, ... of :func:`_run_grouped`, until step n is done or a table is full
+    before a step's moves. Returns ``(t, cum, j, t_ep, th_ep)``: t > n when done, else the
+    step whose moves (one per bandit) are left to make after the tables grow.
+
+    The loop lives in a helper without numba's runtime: the kernel's loop reassigns the
+    tables when they grow, and numba then counted a reference of each of those six arrays
+    every step (an atomic increment and decrement each).
+    """
+    while t <= n:
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
         for k in range(K):
@@ -277,16 +279,43 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
         )  # fmt: skip
         for k in range(K):  # shown is all False between steps: O(K), not O(L), a step
             shown[lst[k]] = False
-        full = False  # a move may open one state per table (a loop: .max() compiles ~0.6 s)
-        for k in range(K):
+        for k in range(K):  # a move may open one state per table: the caller grows them
             if meta[k, 0] == perm.shape[1]:
-                full = True
-        if full:
-            g = states_grow(sinfo, sval, bits, perm, pub, table)
-            sinfo, sval, bits, perm, pub, table, tmask = g
+                return t, cum, j, t_ep, th_ep
         for k in range(K):  # bandit k updated one item (_feedback)
             e = chosen[k] if rba else lst[k]
             _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)
+        t += 1
+    return t, cum, j, t_ep, th_ep
+
+
+@numba.njit(inline="always", **NJIT)
+def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
+    """Selection over the distinct states, one state table per bandit (L >= GROUP_MIN_RANKED;
+    see _klucb_states)."""
+    model, attract, satisfy, gamma, K, n, _, fstar, checkpoints, _ = env
+    L = attract.size
+    S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
+    ubt, cand, cur = _grouped_buffers(K, L)  # ubt unused: the bounds are the tables'
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(S, N)
+    t_ep = np.int64(0)
+    th_ep = 0.0
+    cum, j = 0.0, np.int64(0)
+    t = np.int64(1)
+    while t <= n:  # once, and once more after each growth of the tables
+        t, cum, j, t_ep, th_ep = _grouped_steps(
+            t, n, c, K, model, attract, satisfy, gamma, fstar, checkpoints, ukey, trace,
+            regret_out, rba, S, N, counts, shown, chosen, lst, clicks, scratch, ubt, cand, cur,
+            sinfo, sval, bits, perm, pub, table, tmask, islot, meta, cum, j, t_ep, th_ep,
+        )  # fmt: skip
+        if t > n:
+            break
+        g = states_grow(sinfo, sval, bits, perm, pub, table)  # then step t's moves
+        sinfo, sval, bits, perm, pub, table, tmask = g
+        for k in range(K):  # bandit k updated one item (_feedback)
+            e = chosen[k] if rba else lst[k]
+            _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)
+        t += 1
     finish(counts, counts_out)
 
 
