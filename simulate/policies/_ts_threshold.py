@@ -16,10 +16,12 @@ The tangent of ``log f_e`` at ``tau`` lies above it (log-concavity), so on (tau,
 with ``f_e(x) / envelope(x)`` (no normalising constant: both are ``x^(a-1)(1-x)^(b-1)`` up
 to the same factor). Then ``P(accepted, x in dx) = f_e(x) dx`` on (tau, 1): the item
 exceeds tau with probability q_e exactly, with the law of ``theta | theta > tau``, and no
-incomplete beta function is evaluated. ``f_e(tau)`` needs ``log B(a_e, b_e)``, kept per
-item by ``log B(a+1, b) = log B(a, b) + log(a / (a + b))`` (and its twin in b) and
-recomputed from ``lgamma`` every REFRESH updates (absolute error of a few ulp of
-``lgamma(a + b)``: relative error of U_e about 1e-11 at 1e5 observations).
+incomplete beta function is evaluated. ``f_e(tau)`` needs ``log B(a_e, b_e)``: from
+``lgamma`` once per state (S, N) with N < MEMO_N and run (a table: every item of a state
+has the same value), beyond that kept per item by ``log B(a+1, b) = log B(a, b) + log(a /
+(a + b))`` (and its twin in b) and recomputed from ``lgamma`` every REFRESH updates
+(absolute error of a few ulp of ``lgamma(a + b)``: relative error of U_e about 1e-11 at
+1e5 observations).
 
 All items (one threshold)
 -------------------------
@@ -51,12 +53,13 @@ the K largest of all L are listed. Conditional draws below a threshold are rejec
 full draws (at most TRIES), then inversion ``I^{-1}(u I_tau(a, b))`` (:mod:`simulate.special`,
 exact to its ROUNDTRIP_TOL). The step's list therefore has the plain loop's law (set and
 order) whatever the thresholds; the numbers differ from the plain loop's, since the random
-numbers are used differently. The thresholds are re-chosen from the posteriors (O(L) with
-the masses computed once per distinct state (S, N), a search from the previous thresholds
-over those states) after an O(L) completion, and when, over at least 64 steps, more than
-one step in RESC = 8 used the second level or the samples known a step leave [K + 1,
-3 (K + T1)]. Level-2 masses are
-recomputed only when that level is used (the items observed since are listed).
+numbers are used differently. The thresholds are re-chosen from the posteriors (a search
+from the previous thresholds over the distinct states (S, N) with N < MEMO_N, counted as
+the items are observed, and the items beyond one by one; then an O(L) placement of the
+items, which fills the states' memo rows) after an O(L) completion, and when, over at
+least 64 steps, more than one step in RESC = 8 used the second level or the samples known
+a step leave [K + 1, 3 (K + T1)]. Level-2 masses are recomputed only when that level is
+used (the items observed since are listed).
 
 Cost: a point or a proposal reads one record of 8 floats per item (posterior, rates,
 sample, stamps: one cache line); the acceptance test ``w < exp(lr)`` is first made against
@@ -552,28 +555,31 @@ def _top_res(it, res, nres, K, out):
 
 
 @helper(INNER)
-def _tune(K, a, b, S, N, fx, taus):
+def _tune(K, a, b, S, N, fx, taus, scnt, big, nbig, lbt):
     """Thresholds where the items' envelope masses add up to K + T1 and K + T2 (an upper
     bound of the expected number of samples above them; a search in logit(tau) from the
-    previous thresholds (:data:`TUNE_W`) over the distinct states (S, N), the items with
-    N >= MEMO_N one by one)."""
-    L = S.size
-    slot = np.empty(MEMO_N * (MEMO_N + 1) // 2, np.int64)
-    for i in range(slot.size):
-        slot[i] = -1
-    sa, sb, sl, sc = np.empty(L), np.empty(L), np.empty(L), np.empty(L)
+    previous thresholds (:data:`TUNE_W`) over the distinct states (S, N) with N < MEMO_N,
+    counted in ``scnt`` (:func:`_census`), then the items ``big[:nbig]`` (N >= MEMO_N) one
+    by one). No pass over the items: at L = 65,536 that pass was a fifth of a run."""
+    M = MEMO_N * (MEMO_N + 1) // 2
+    sa, sb, sl, sc = np.empty(M + nbig), np.empty(M + nbig), np.empty(M + nbig), np.empty(M + nbig)
     ns = 0
-    for e in range(L):
+    for n_s in range(MEMO_N):
+        for s_s in range(n_s + 1):
+            c = scnt[n_s * (n_s + 1) // 2 + s_s]
+            if c > 0:
+                ae, be = a + s_s, b + (n_s - s_s)
+                lb = lbt[n_s * (n_s + 1) // 2 + s_s]
+                if math.isnan(lb):
+                    lb = _lbeta(ae, be)
+                    lbt[n_s * (n_s + 1) // 2 + s_s] = lb
+                sa[ns], sb[ns], sl[ns], sc[ns] = ae, be, lb, float(c)
+                ns += 1
+    for q in range(nbig):
+        e = big[q]
         n_e, s_e = N[e], S[e]
-        k = ns
-        if n_e < MEMO_N:
-            i = n_e * (n_e + 1) // 2 + s_e
-            if slot[i] >= 0:
-                sc[slot[i]] += 1.0
-                continue
-            slot[i] = k
+        sa[ns], sb[ns], sl[ns], sc[ns] = a + s_e, b + (n_e - s_e), fx[e, JLB], 1.0
         ns += 1
-        sa[k], sb[k], sl[k], sc[k] = a + s_e, b + (n_e - s_e), fx[e, JLB], 1.0
     out = np.empty(2)
     for lv in range(2):
         target = K + (T1 if lv == 0 else T2)
@@ -599,6 +605,24 @@ def _tune(K, a, b, S, N, fx, taus):
                 hi = mid
         out[lv] = 1.0 / (1.0 + math.exp(-hi))
     _set_taus(taus, out[0], out[1])
+
+
+@helper(INNER)
+def _census(S, N, scnt, big):
+    """``scnt`` (M,) = the number of items in each state (S, N) with N < MEMO_N (row
+    N (N + 1) / 2 + S), ``big[:nbig]`` the items with N >= MEMO_N; returns nbig. Kept
+    current by the run's updates (O(1) an observed item)."""
+    nbig = 0
+    for i in range(scnt.size):
+        scnt[i] = 0
+    for e in range(S.size):
+        n_e = N[e]
+        if n_e < MEMO_N:
+            scnt[n_e * (n_e + 1) // 2 + S[e]] += 1
+        else:
+            big[nbig] = e
+            nbig += 1
+    return nbig
 
 
 @helper(INNER)
@@ -629,13 +653,15 @@ def _set_taus(taus, t1, t2):
 
 
 @helper(INNER)
-def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr):
+def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr, smemo):
     """Every item's envelope mass at both thresholds: its bucket and position at each level
     (a counting sort by bucket, items in increasing id), and its rates in ``it``.
 
     One pass over the items computes both levels (their rows are written once: at L =
     65,536 the two tables are 8 MB, and a pass per level and per field cost their
-    streaming several times over), a second places them."""
+    streaming several times over), a second places them. The states' rows of ``smemo``
+    (:func:`_memo_row`) computed on the way are filled at both levels: the updates and
+    proposals of items entering a state present at the re-choice then compute nothing."""
     L = S.size
     # many items share a state (S, N) (most of them unobserved since w_0 at large L): the
     # masses, rates and buckets of the states with N < MEMO_N are computed once per
@@ -653,13 +679,23 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr):
         i = n_e * (n_e + 1) // 2 + s_e if n_e < MEMO_N else -1
         if i < 0 or memo[i, 0] < 0.0:
             lbe = fx[e, JLB]
-            u0 = _envelope_mass(a + s_e, b + (n_e - s_e), lbe, taus[0], taus[2], taus[4])
-            u1 = _envelope_mass(a + s_e, b + (n_e - s_e), lbe, taus[1], taus[3], taus[5])
+            ae, be = a + s_e, b + (n_e - s_e)
+            u0, lam0, E0 = _envelope_parts(ae, be, lbe, taus[0], taus[2], taus[4])
+            u1, lam1, E1 = _envelope_parts(ae, be, lbe, taus[1], taus[3], taus[5])
             r0, r1 = _rate(u0), _rate(u1)
             s0, s1 = _bucket(u0), _bucket(u1)
             if i >= 0:
                 memo[i, 0], memo[i, 1], memo[i, 2], memo[i, 3] = u0, r0, u1, r1
                 memo[i, 4], memo[i, 5] = s0, s1
+                # the items' updates and proposals read these rows (the same numbers as
+                # computing them again: :func:`_update`)
+                ep = taus[EPOCH]
+                m = smemo[0, i]
+                m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
+                m[MR], m[MS], m[MLAM], m[ME] = r0, s0, lam0, E0
+                m = smemo[1, i]
+                m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
+                m[MR], m[MS], m[MLAM], m[ME] = r1, s1, lam1, E1
         else:
             r0, r1 = memo[i, 1], memo[i, 3]
             s0, s1 = int(memo[i, 4]), int(memo[i, 5])
@@ -759,7 +795,7 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     taus = np.zeros(7)
     _set_taus(taus, tau1, tau2)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
-    _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr)
+    _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr, smemo)
     taken = np.empty(L, np.bool_)
     sel = np.zeros(K, np.int64)
     for i in range(steps):
@@ -797,18 +833,25 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     wb = np.empty(NB)
     taus = np.zeros(7)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
-    # log(a / (a + b)) and log(b / (a + b)) of the posteriors Beta(a, b) of the states with
-    # N < MEMO_N (log B's updates), computed once per state and run: the same numbers
-    lgm = np.empty(MEMO_N * (MEMO_N + 1))
-    for i in range(lgm.size):
-        lgm[i] = math.nan
+    # the items per state (S, N) with N < MEMO_N and the items beyond (the re-choice of
+    # thresholds reads these, not the L items), kept current by the updates
+    scnt = np.empty(MEMO_N * (MEMO_N + 1) // 2, np.int64)
+    big = np.empty(L, np.int64)
+    nbig = _census(S, N, scnt, big)
+    # log B(a, b) of the states with N < MEMO_N, exact (lgamma), computed once per state
+    # and run: every item of a state has the same log B, so a memo row filled by one
+    # item of the state serves all (with log B kept by its recurrence, items reaching a
+    # state by different paths differed in the last bits and missed each other's rows)
+    lbt = np.empty(MEMO_N * (MEMO_N + 1) // 2)
+    for i in range(lbt.size):
+        lbt[i] = math.nan
     retune = True
     since, rescues, above1 = np.int64(0), np.int64(0), np.int64(0)
     cum, j = 0.0, np.int64(0)  # not a literal 0: play compiles once
     for t in range(1, n + 1):
         if retune:  # new thresholds from the posteriors (any thresholds give the exact law)
-            _tune(K, a, b, S, N, fx, taus)
-            _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr)
+            _tune(K, a, b, S, N, fx, taus, scnt, big, nbig, lbt)
+            _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr, smemo)
             retune = False
             since, rescues, above1 = 0, 0, 0
             stats[0] += 1
@@ -826,23 +869,31 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
         for k in range(nobs):
             e = lst[k]
             ae, be = a + S[e], b + (N[e] - S[e])
-            u = (ix[e, JUPD] + 1) % REFRESH
-            ix[e, JUPD] = u
-            if u == 0:
-                fx[e, JLB] = _lbeta(ae, be)
-            else:
-                n_e = N[e]
-                i = 2 * (n_e * (n_e + 1) // 2 + S[e]) + (0 if k == last else 1)
-                if n_e >= MEMO_N or math.isnan(lgm[i]):
-                    if k == last:  # the click: a - 1 -> a
-                        lg = math.log((ae - 1.0) / (ae + be - 1.0))
-                    else:
-                        lg = math.log((be - 1.0) / (ae + be - 1.0))
-                    if n_e < MEMO_N:
-                        lgm[i] = lg
+            n_e = N[e]
+            n_o = n_e - 1  # the census: from the state before this observation
+            if n_o < MEMO_N:
+                scnt[n_o * (n_o + 1) // 2 + S[e] - (1 if k == last else 0)] -= 1
+                if n_e < MEMO_N:
+                    scnt[n_e * (n_e + 1) // 2 + S[e]] += 1
                 else:
-                    lg = lgm[i]
-                fx[e, JLB] += lg
+                    big[nbig] = e
+                    nbig += 1
+            if n_e < MEMO_N:  # log B from the states' table
+                i = n_e * (n_e + 1) // 2 + S[e]
+                lg = lbt[i]
+                if math.isnan(lg):
+                    lg = _lbeta(ae, be)
+                    lbt[i] = lg
+                fx[e, JLB] = lg
+            else:
+                u = (ix[e, JUPD] + 1) % REFRESH
+                ix[e, JUPD] = u
+                if u == 0:
+                    fx[e, JLB] = _lbeta(ae, be)
+                elif k == last:  # the click: a - 1 -> a
+                    fx[e, JLB] += math.log((ae - 1.0) / (ae + be - 1.0))
+                else:
+                    fx[e, JLB] += math.log((be - 1.0) / (ae + be - 1.0))
             it[e, IA], it[e, IB] = ae, be
             _update(e, ae, be, fx[e, JLB], 0, taus, it, ix, perm, start, smemo, a, b)
             if ix[e, JFLAG] == 0:  # level 2: when next used

@@ -23,6 +23,8 @@ _mass = python_twin(ts._envelope_mass)
 _state = python_twin(ts._state)
 _tune = python_twin(ts._tune)
 _place = python_twin(ts._place)
+_census = python_twin(ts._census)
+_memo = python_twin(ts._memo)
 _set_taus = python_twin(ts._set_taus)
 
 
@@ -37,20 +39,24 @@ def _posteriors(L, scale, seed):
 
 
 def _reference_taus(K, a, b, S, N, fx, prev):
-    """Two searches, each on its own, over the states in order of first item (the items
-    with N >= MEMO_N one by one), each state's mass capped at 1 and weighted by its items:
-    from each level's threshold in ``prev`` (0 in logit if none was set), a bracket of
-    half-width TUNE_W doubled outward until the sum crosses the target, then bisected to
-    TUNE_TOL."""
-    seen, states = {}, []
+    """Two searches, each on its own, over the states (S, N) with N < MEMO_N in increasing
+    (N, S) (log B from lgamma), then the items with N >= MEMO_N one by one in increasing id
+    (their own log B), each state's mass capped at 1 and weighted by its items: from each
+    level's threshold in ``prev`` (0 in logit if none was set), a bracket of half-width
+    TUNE_W doubled outward until the sum crosses the target, then bisected to TUNE_TOL."""
+    count = {}
     for e in range(S.size):
-        key = (int(S[e]), int(N[e]))
-        if N[e] < ts.MEMO_N and key in seen:
-            states[seen[key]][3] += 1.0
-            continue
         if N[e] < ts.MEMO_N:
-            seen[key] = len(states)
-        states.append([a + S[e], b + (N[e] - S[e]), fx[e, ts.JLB], 1.0])
+            key = (int(N[e]), int(S[e]))
+            count[key] = count.get(key, 0) + 1
+    lbeta = python_twin(ts._lbeta)
+    states = [
+        [a + s, b + (n - s), lbeta(a + s, b + (n - s)), float(c)]
+        for (n, s), c in sorted(count.items())
+    ]
+    for e in range(S.size):
+        if N[e] >= ts.MEMO_N:
+            states.append([a + S[e], b + (N[e] - S[e]), fx[e, ts.JLB], 1.0])
 
     def above(x, target):
         tau = 1.0 / (1.0 + math.exp(-x))
@@ -89,6 +95,25 @@ def _reference_taus(K, a, b, S, N, fx, prev):
     return taus
 
 
+def _states(S, N):
+    """(scnt, big, nbig, lbt): the census of the states (:func:`ts._census`) and an empty
+    log B table, the arguments of ``_tune`` after the thresholds."""
+    M = ts.MEMO_N * (ts.MEMO_N + 1) // 2
+    scnt, big = np.empty(M, np.int64), np.empty(S.size, np.int64)
+    nbig = _census(S, N, scnt, big)
+    return scnt, big, nbig, np.full(M, math.nan)
+
+
+def test_census_counts_the_states_and_lists_the_items_beyond():
+    S, N = _posteriors(500, 30, seed=3)
+    scnt, big, nbig, _ = _states(S, N)
+    small = N < ts.MEMO_N
+    assert big[:nbig].tolist() == np.flatnonzero(~small).tolist()
+    want = np.zeros_like(scnt)
+    np.add.at(want, (N * (N + 1) // 2 + S)[small], 1)
+    assert scnt.tolist() == want.tolist() and 0 < nbig < 500
+
+
 @pytest.mark.parametrize(
     ("L", "scale", "K", "prior"),
     [(128, 1, 1, (1.0, 1.0)), (300, 10, 4, (2.0, 3.0)), (2048, 20, 4, (1.0, 1.0)),
@@ -99,7 +124,7 @@ def test_tune_gives_the_two_searches_thresholds(L, scale, K, prior):
     S, N = _posteriors(L, scale, seed=L + K)
     it, ix, fx, *_ = _state(L, a, b, S, N)
     taus = np.zeros(7)  # the thresholds, their logs and the epoch (ts.EPOCH)
-    _tune(K, a, b, S, N, fx, taus)
+    _tune(K, a, b, S, N, fx, taus, *_states(S, N))
     assert taus.tobytes() == _reference_taus(K, a, b, S, N, fx, np.zeros(7)).tobytes()
     # a second choice starts from the first's thresholds: after more observations of every
     # item (the search moves down), and again at the same posteriors
@@ -108,7 +133,7 @@ def test_tune_gives_the_two_searches_thresholds(L, scale, K, prior):
     _, _, fx2, *_ = _state(L, a, b, S2, N2)
     for SS, NN, ff in ((S2, N2, fx2), (S2, N2, fx2), (S, N, fx)):
         prev = taus.copy()
-        _tune(K, a, b, SS, NN, ff, taus)
+        _tune(K, a, b, SS, NN, ff, taus, *_states(SS, NN))
         assert taus.tobytes() == _reference_taus(K, a, b, SS, NN, ff, prev).tobytes()
         assert taus[ts.EPOCH] == prev[ts.EPOCH] + 1
 
@@ -118,9 +143,9 @@ def test_place_gives_each_items_own_masses_and_the_id_order():
     S, N = _posteriors(L, 15, seed=7)
     it, ix, fx, mass, perm, start, res, dl, memo = _state(L, a, b, S, N)
     taus = np.zeros(7)  # the thresholds, their logs and the epoch (ts.EPOCH)
-    _tune(K, a, b, S, N, fx, taus)
+    _tune(K, a, b, S, N, fx, taus, *_states(S, N))
     ctr = np.zeros(2, np.int64)
-    _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr)
+    _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr, memo)
     bucket = python_twin(ts._bucket)
     rate = python_twin(ts._rate)
     for lv in range(2):
