@@ -91,12 +91,14 @@ def measured_interval(mean, se, runs, confidence=0.95) -> tuple:
     -------
     (low, high) : floats
     """
-    from scipy import stats  # here: importing it costs every command about 1 s
+    # scipy.special's quantiles, which scipy.stats' t.ppf and norm.ppf call (same numbers),
+    # without importing scipy.stats (about 0.8 s of CPU)
+    from scipy.special import ndtri, stdtrit
 
     if runs is not None and runs >= 2:
-        q = float(stats.t.ppf(0.5 + confidence / 2, runs - 1))
+        q = float(stdtrit(runs - 1, 0.5 + confidence / 2))
     else:
-        q = float(stats.norm.ppf(0.5 + confidence / 2))
+        q = float(ndtri(0.5 + confidence / 2))
     return mean - q * se, mean + q * se
 
 

@@ -44,7 +44,7 @@ import numbers
 
 import numpy as np
 from matplotlib.figure import Figure
-from scipy import stats
+from scipy.special import ndtri, stdtrit  # what stats.t.ppf, norm.ppf call; no scipy.stats
 
 from cascading_bandits.reports.figures import (
     OKABE_ITO,
@@ -153,7 +153,7 @@ def _check(data) -> tuple:
 def _mean_ci(x, conf) -> dict:
     m = float(x.mean())
     se = float(x.std(ddof=1) / math.sqrt(x.size))
-    q = float(stats.t.ppf(0.5 + conf / 2, x.size - 1))
+    q = float(stdtrit(x.size - 1, 0.5 + conf / 2))
     return {"mean": m, "se": se, "ci_low": m - q * se, "ci_high": m + q * se, "runs": int(x.size)}
 
 
@@ -181,7 +181,7 @@ def worstcase_table(data) -> list[dict]:
         a (K, n) without both policies or with one twice.
     """
     L, (a, b), conf, cells = _check(data)
-    z = float(stats.norm.ppf(0.5 + conf / 2))
+    z = float(ndtri(0.5 + conf / 2))
     rows = []
     for (K, n), cell in cells.items():
         worst = {}
@@ -239,9 +239,9 @@ def _fit(x, y, s, conf) -> dict:
     dof = m - 2
     se = 1.0 / math.sqrt(sxx)
     if known and (dof == 0 or chi2 <= dof):
-        q, scale, how = float(stats.norm.ppf(0.5 + conf / 2)), 1.0, "measurement errors"
+        q, scale, how = float(ndtri(0.5 + conf / 2)), 1.0, "measurement errors"
     elif dof > 0:
-        q = float(stats.t.ppf(0.5 + conf / 2, dof))
+        q = float(stdtrit(dof, 0.5 + conf / 2))
         scale = math.sqrt(chi2 / dof)
         how = "scatter about the line"
     else:
