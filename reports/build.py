@@ -51,6 +51,7 @@ from cascading_bandits.reports.report_verify import (
     run_verify,
     start_verify,
     verify_cache_key,
+    warm_numba,
 )
 from cascading_bandits.reports.section_base import (
     PAPER_HORIZON,
@@ -291,6 +292,10 @@ def start_pool(s: Settings):
         for cell in get_experiment(name)
     ):
         return None
+    from cascading_bandits.simulate.sweep import fork_is_safe
+
+    if fork_is_safe():
+        warm_numba()  # once for this process and the workers (start_verify may have done it)
     return start_forked_pool(workers)
 
 
