@@ -70,6 +70,7 @@ optimisation of eps run in float64 (relative error a few ulp).
 from __future__ import annotations
 
 import math
+import threading
 from fractions import Fraction
 from types import SimpleNamespace
 
@@ -576,6 +577,41 @@ class _Theorem3Curve:
         return np.where(use, fb, grid_best), np.where(use, eb, E[i])
 
 
+#: :meth:`_Theorem3Curve.optimised` by its inputs (:func:`_optimised`), at most
+#: :data:`_OPTIMISED_MAX` entries, the oldest dropped first
+_OPTIMISED: dict = {}
+_OPTIMISED_MAX = 256
+_OPTIMISED_LOCK = threading.Lock()
+
+
+def _optimised(inst, flat, form, c, peeling="lemma2", grid=_EPS_GRID):
+    """``_Theorem3Curve(inst, flat, form, c, peeling).optimised(grid)``, remembered.
+
+    The report asks for the same optimisation several times (the bound, the registry's
+    curve, the ledger's notes call :func:`theorem3_curve` and :func:`theorem3_optimal_eps`
+    on one instance and horizon): a deterministic function of these inputs (the weights'
+    and horizons' bits), so a repeat returns copies of the first result, the same bits.
+    """
+    key = (
+        np.asarray(inst.weights, dtype=np.float64).tobytes(),
+        int(inst.K),
+        np.asarray(flat, dtype=np.float64).tobytes(),
+        form,
+        float(c).hex(),
+        peeling,
+        int(grid),
+    )
+    with _OPTIMISED_LOCK:
+        hit = _OPTIMISED.get(key)
+    if hit is None:
+        hit = _Theorem3Curve(inst, flat, form, c, peeling).optimised(grid)
+        with _OPTIMISED_LOCK:
+            while len(_OPTIMISED) >= _OPTIMISED_MAX:
+                del _OPTIMISED[next(iter(_OPTIMISED))]
+            _OPTIMISED[key] = hit
+    return hit[0].copy(), hit[1].copy()
+
+
 def _check_c(c, form):
     c = V.positive_real("c", c, allow_zero=True)
     if form == "paper" and c != 3:
@@ -636,9 +672,10 @@ def theorem3_curve(
         eps = _check_eps(eps)
     if flat.size == 0 or inst.regret_free:
         return np.zeros(n.shape)
+    if eps is None:
+        return _optimised(inst, flat, form, c, peeling)[0].reshape(n.shape)
     curve = _Theorem3Curve(inst, flat, form, c, peeling)
-    vals = _finite(curve.at_eps(eps), "bound", eps) if eps is not None else curve.optimised()[0]
-    return vals.reshape(n.shape)
+    return _finite(curve.at_eps(eps), "bound", eps).reshape(n.shape)
 
 
 def theorem3_optimal_eps(inst, n, K=None, form="paper", grid=None):
@@ -656,7 +693,7 @@ def theorem3_optimal_eps(inst, n, K=None, form="paper", grid=None):
     m = _EPS_GRID if grid is None else V.bounded_int("grid", grid, 10**4, "grid size", minimum=3)
     if inst.regret_free:
         return _EPS_LO
-    return float(_Theorem3Curve(inst, np.array([n]), form, 3.0).optimised(m)[1][0])
+    return float(_optimised(inst, np.array([n]), form, 3.0, grid=m)[1][0])
 
 
 def theorem3_bound(inst, n, eps=None, K=None, form="paper"):
