@@ -97,14 +97,16 @@ def _home(s, n, tmask):
 def _join(e, sl, bits, sinfo, islot):
     """Item e joins the alive state in slot sl: its bit, the count, the first/last word
     markers of the bitset and ``islot[e]``."""
+    u = np.uint64(e)  # item, word and slot unsigned: no negative-index fix on their uses
+    us = np.uint64(sl)
     w = e >> 6
-    bits[sl, w] |= np.int64(1) << (e & 63)
-    sinfo[sl, _CNT] += 1
-    if w < sinfo[sl, _HINT]:
-        sinfo[sl, _HINT] = w
-    if w > sinfo[sl, _TOP]:
-        sinfo[sl, _TOP] = w
-    islot[e] = sl
+    bits[us, u >> np.uint64(6)] |= np.int64(1) << (e & 63)
+    sinfo[us, _CNT] += 1
+    if w < sinfo[us, _HINT]:
+        sinfo[us, _HINT] = w
+    if w > sinfo[us, _TOP]:
+        sinfo[us, _TOP] = w
+    islot[u] = sl
 
 
 @helper(HOT)
@@ -114,12 +116,18 @@ def _add(e, s, n, q0, islot, sinfo, sval, bits, perm, pub, table, tmask, meta):
     A new state takes ``q0`` as the reference point of its first bracket (0: none). Needs
     a free slot (``meta[0] < perm.size``) when the state is new.
     """
-    i = _home(s, n, tmask)  # the state's slot, or the empty entry ending its probe run
+    # the state's slot, or the empty entry ending its probe run; the entry's index read
+    # unsigned (as the ids: no negative-index fix on the probes)
+    um = np.uint64(tmask)
+    i = np.uint64(_home(s, n, tmask))
     while True:
         sl = table[i]
-        if sl < 0 or (sinfo[sl, _S] == s and sinfo[sl, _N] == n):
+        if sl < 0:
             break
-        i = (i + 1) & tmask
+        us = np.uint64(sl)  # (unsigned: as the entry's index)
+        if sinfo[us, _S] == s and sinfo[us, _N] == n:
+            break
+        i = (i + np.uint64(1)) & um
     if sl < 0:  # a new state: open a slot (table[i] is the empty entry found)
         pos = meta[0]
         sl = perm[pos]
@@ -155,16 +163,18 @@ def _append(e, sl, islot, sinfo, bits):
 @helper(HOT)
 def _unhash(sl, sinfo, table, tmask):
     """Delete slot sl from the hash, shifting later entries of its probe run back."""
-    i = _home(sinfo[sl, _S], sinfo[sl, _N], tmask)
+    um = np.uint64(tmask)  # entry indices unsigned: no negative-index fix on the probes
+    one = np.uint64(1)
+    i = np.uint64(_home(sinfo[sl, _S], sinfo[sl, _N], tmask))
     while table[i] != sl:
-        i = (i + 1) & tmask
+        i = (i + one) & um
     j = i
     while True:
-        j = (j + 1) & tmask
+        j = (j + one) & um
         o = table[j]
         if o < 0:
             break
-        k = _home(sinfo[o, _S], sinfo[o, _N], tmask)
+        k = np.uint64(_home(sinfo[o, _S], sinfo[o, _N], tmask))
         # o stays if its home lies cyclically in (i, j]: moving it to i would hide it
         if (i < j and i < k <= j) or (i > j and (k > i or k <= j)):
             continue
@@ -224,12 +234,16 @@ def states_move(e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta
         _unhash(sl, sinfo, table, tmask)
         s = S[u]
         n = N[u]
-        i = _home(s, n, tmask)  # the new state's slot, or the empty entry ending its run
-        while True:
+        um = np.uint64(tmask)  # (entry indices unsigned, as in _add)
+        i = np.uint64(_home(s, n, tmask))  # the new state's slot, or the empty entry ending
+        while True:  # its probe run
             o = table[i]
-            if o < 0 or (sinfo[o, _S] == s and sinfo[o, _N] == n):
+            if o < 0:
                 break
-            i = (i + 1) & tmask
+            uo = np.uint64(o)
+            if sinfo[uo, _S] == s and sinfo[uo, _N] == n:
+                break
+            i = (i + np.uint64(1)) & um
         w = u >> 6
         if o < 0:  # rename sl in place (its position too): a new state, of the one item e
             pub[_out_of_run(sl, sinfo[sl, _POS], sinfo, perm, pub, meta)] = np.inf
@@ -574,29 +588,38 @@ def states_top(
             pub[i] = np.inf
         meta[1] = t_ep
     nc = np.int64(0)  # not a literal: callees compile once
+    thr = -np.inf  # tops[m - 1], kept in a register (the scan compares every state to it)
     for i in range(ninc + meta[0]):  # the incumbents' states, then every alive state
-        if i >= ninc and pub[i - ninc] < tops[m - 1]:  # pub: this epoch's bound (or inf)
+        if i >= ninc and pub[i - ninc] < thr:  # pub: this epoch's bound (or inf)
             continue
         # slot and item ids read unsigned: their uses skip numba's negative-index fix
         sl = np.uint64(islot[np.uint64(inc[i])] if i < ninc else perm[i - ninc])
         if sinfo[sl, _BT] == t:
             continue
         if i >= ninc:
-            if _epoch_bound(sl, i - ninc, t_ep, th_ep, sinfo, sval, pub) < tops[m - 1]:
+            if _epoch_bound(sl, i - ninc, t_ep, th_ep, sinfo, sval, pub) < thr:
                 continue
         # a candidate: bracket its index, list it, push its lower end once per item
         x = _bracket_candidate(sl, t, th, sinfo, sval)
         cand[nc] = sl
         nc += 1
-        for _ in range(min(sinfo[sl, _CNT], m)):  # tops[:m]: the m largest, decreasing
-            if x <= tops[m - 1]:
-                break
-            j = m - 1
-            while j > 0 and tops[j - 1] < x:
-                tops[j] = tops[j - 1]
-                j -= 1
-            tops[j] = x
-    tau = tops[m - 1]
+        if x > thr:  # tops[:m]: the m largest, decreasing; x r times, in one shift
+            # (positions unsigned: no negative-index fix; q + r for q - r >= j)
+            r = np.uint64(min(sinfo[sl, _CNT], m))
+            um = np.uint64(m)
+            j = um - np.uint64(1)  # x goes after the entries >= x: at j, the first below it
+            while j > np.uint64(0) and tops[j - np.uint64(1)] < x:
+                j -= np.uint64(1)
+            q = um
+            while q > j + r:
+                q -= np.uint64(1)
+                tops[q] = tops[q - r]
+            q = min(j + r, um)
+            while q > j:
+                q -= np.uint64(1)
+                tops[q] = x
+            thr = tops[um - np.uint64(1)]
+    tau = thr
     nk = 0
     for i in range(nc):
         sl = np.uint64(cand[i])  # slot ids unsigned here too
