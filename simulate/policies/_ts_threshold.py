@@ -406,24 +406,25 @@ def _level(lv, tau, it, perm, start, rb, wb, res, nres, tau_up, pkey, t, L, ctr,
     Appends to ``res``; returns the new ``nres``. ``wb`` (NB,) scratch."""
     pm, st, ir, ic = perm[lv], start[lv], IR + lv, IC + lv
     for i in range(st[0], st[1]):  # heads
-        e = pm[i]
-        if it[e, IST] == t:
+        u = np.uint64(pm[i])  # an item id, unsigned: it[u] skips numba's negative-index fix
+        e = np.int64(u)
+        if it[u, IST] == t:
             continue
-        ae, be = it[e, IA], it[e, IB]
+        ae, be = it[u, IA], it[u, IB]
         if tau_up >= 1.0:
             x = beta_draw(ae, be, pkey, t, e, 64 * L)
         else:
             x = _below(ae, be, tau_up, pkey, t, e, L, ctr)
-        it[e, IST] = t
-        it[e, IV] = x
+        it[u, IST] = t
+        it[u, IV] = x
         res[nres] = e
         nres += 1
     # bucket 1 (U in (1/2, 1]): each item proposed with probability U
     for i in range(st[1], st[2]):
-        e = pm[i]
-        if it[e, IST] == t:
+        u = np.uint64(pm[i])
+        if it[u, IST] == t:
             continue
-        nres = _candidate(e, it[e, ir], tau, tau_up, it, res, nres, pkey, t, L,
+        nres = _candidate(np.int64(u), it[u, ir], tau, tau_up, it, res, nres, pkey, t, L,
                           ctr, False, stats, memo[lv], a, b, ep)  # fmt: skip
     # buckets 2..NB-1: Poisson points, thinned to r_e = -log(1 - U_e)
     # the buckets' rates, kept in wb for the points' scan (the same products, once a step)
@@ -461,16 +462,16 @@ def _level(lv, tau, it, perm, start, rb, wb, res, nres, tau_up, pkey, t, L, ctr,
         # uniform (module docstring: given k, uniform on a grid of step n 2^-53)
         y = _seq(pkey, t, L, ctr) * n
         k = min(int(y), n - 1)
-        e = pm[st[s] + k]
-        if it[e, ic] == t:  # already proposed this step
+        u = np.uint64(pm[np.uint64(st[s] + k)])
+        if it[u, ic] == t:  # already proposed this step
             continue
-        re = it[e, ir]
+        re = it[u, ir]
         if (y - k) * rb[s] >= re:
             continue  # thinned out
-        it[e, ic] = t
-        if it[e, IST] == t:
+        it[u, ic] = t
+        if it[u, IST] == t:
             continue
-        nres = _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr,
+        nres = _candidate(np.int64(u), re, tau, tau_up, it, res, nres, pkey, t, L, ctr,
                           True, stats, memo[lv], a, b, ep)  # fmt: skip
     return nres
 
@@ -482,7 +483,8 @@ def _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr, proposed, sta
     Ue = 1 - exp(-re), has already happened once); below tau_up by repetition, or from
     ``theta | theta <= tau_up`` after TRIES repetitions. Appends e to ``res`` if its
     sample is known."""
-    ae, be = it[e, IA], it[e, IB]
+    u = np.uint64(e)  # it[u]: no negative-index fix
+    ae, be = it[u, IA], it[u, IB]
     # lam and expm1(-lam (1 - tau)) of the proposals: from the state's memo row if it holds
     # this posterior at these thresholds (filled by the item's updates), else computed
     lam, E = math.nan, math.nan
@@ -509,8 +511,8 @@ def _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr, proposed, sta
             return nres  # rejected: at most tau
         if x <= tau_up:
             break
-    it[e, IST] = t
-    it[e, IV] = x
+    it[u, IST] = t
+    it[u, IV] = x
     res[nres] = e
     nres += 1
     return nres
@@ -520,7 +522,7 @@ def _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr, proposed, sta
 def _count_above(it, res, nres, tau):
     c = 0
     for i in range(nres):
-        if it[res[i], IV] > tau:
+        if it[np.uint64(res[i]), IV] > tau:
             c += 1
     return c
 
