@@ -6,8 +6,9 @@ order it allows, on two instances (B_LB with many ties; weights including 0 and 
 default each combo on one of them, alternating, and on the other in the slow tier; for
 1200 steps, with the lazy selection and with the plain loop where the policy has both (on
 the same instance, both held to one reference run);
-plus lazy == plain for 30000 steps. The DBN model also with a satisfaction probability per
-item and gamma apart from all of them (every policy at its defaults, every order).
+plus lazy == plain for 10000 steps (30000 in the slow tier). The DBN model also with a
+satisfaction probability per item and gamma apart from all of them (every policy at its
+defaults, every order).
 """
 
 import functools
@@ -184,13 +185,21 @@ def test_item_nu_reaches_the_reference():
     assert per_item[2] != one[2]
 
 
+#: steps of test_lazy_equals_plain_long: the default run's cases (the plain loop of the
+#: ranked policies is about 20 times slower than the lazy selection: 30000 steps of every
+#: case were a tenth of the default run's CPU time) and the slow tier's
+SHORT, LONG = 10000, 30000
+
+
 def _long_cases():
-    """Every combo of a lazy policy. By default each (policy, model, order) once: on the
-    policy's default spec or on its variant, alternating along the models and orders (a
-    policy without parameters: on its default spec), so every lazy policy meets every click
-    model and order, and every spec several of them, over 30000 steps in the default run;
-    the other spec of each in the slow tier (CI runs both). test_engine_equals_reference
-    takes both specs, lazy and plain, on every (model, order) in the default run."""
+    """(spec, model, order, steps): every combo of a lazy policy. By default each (policy,
+    model, order) once, over SHORT steps: on the policy's default spec or on its variant,
+    alternating along the models and orders (a policy without parameters: on its default
+    spec), so every lazy policy meets every click model and order, and every spec several
+    of them, in the default run (the same kernels and selection code as the long cases,
+    after the same first steps); every combo over LONG steps in the slow tier (CI runs it):
+    the default run's cases and the other spec of each. test_engine_equals_reference takes
+    both specs, lazy and plain, on every (model, order) in the default run."""
     out = []
     for spec, model, order in COMBOS:
         decl = parse_policy(spec).decl
@@ -199,27 +208,41 @@ def _long_cases():
         orders = list(get_policy(decl.name).orders)
         k = MODEL_NAMES.index(model) * len(orders) + orders.index(order)
         other = variant(decl.name) is not None and (k + (spec != decl.name)) % 2 == 1
-        out.append(pytest.param(spec, model, order, marks=(pytest.mark.slow,) if other else ()))
+        if other:
+            out.append(pytest.param(spec, model, order, LONG, marks=(pytest.mark.slow,)))
+            continue
+        # the default run's case over SHORT steps, the same case over LONG in the slow tier
+        out.append(pytest.param(spec, model, order, SHORT))
+        out.append(pytest.param(spec, model, order, LONG, marks=(pytest.mark.slow,)))
     return out
 
 
 def test_long_cases_of_the_default_run_cover_every_lazy_combo():
-    """The default run's long cases: every lazy policy x model x order, and every spec."""
-    default = [p.values for p in _long_cases() if not p.marks]
+    """The default run's long cases: every lazy policy x model x order, and every spec, over
+    SHORT steps; the slow tier: every lazy combo over LONG steps."""
+    default = [p.values[:3] for p in _long_cases() if not p.marks]
+    assert all(p.values[3] == SHORT for p in _long_cases() if not p.marks)
+    # the slow tier holds every case over LONG steps: the default run's ones too
+    slow = [p.values for p in _long_cases() if p.marks]
+    assert sorted(v[:3] for v in slow) == sorted(
+        c for c in COMBOS if parse_policy(c[0]).decl.uses_lazy
+    )
+    assert all(v[3] == LONG for v in slow)
     lazy = {parse_policy(s).name for s in specs() if parse_policy(s).decl.uses_lazy}
     want = {(name, m, o) for name in lazy for m in MODEL_NAMES for o in get_policy(name).orders}
     assert {(parse_policy(s).name, m, o) for s, m, o in default} == want
     assert {s for s, _, _ in default} == {s for s in specs() if parse_policy(s).name in lazy}
 
 
-@pytest.mark.parametrize("policy,model,order", _long_cases())
-def test_lazy_equals_plain_long(policy, model, order):
+@pytest.mark.parametrize("policy,model,order,n", _long_cases())
+def test_lazy_equals_plain_long(policy, model, order, n):
+    """Lazy == plain, 2 runs on B_LB(16, 4, 0.2, 0.15), over ``n`` steps (:func:`_long_cases`:
+    SHORT by default, LONG in the slow tier); 300 checkpoints."""
     weights, K = tuple(b_lb(16, 4, 0.2, 0.15).weights), 4
     m = make_model(
         model, weights, K, 0.7 if model == "dbn" else 1.0, 0.7 if model == "dbn" else 1.0
     )
     uk, pk = _keys(weights, runs=2, seed=5)
-    n = 30000
     cp = np.unique(np.linspace(1, n, 300).astype(np.int64))
     args = (m, policy, order, n, uk, pk, cp)
     assert_lazy_equals_plain(args)
