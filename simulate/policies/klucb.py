@@ -19,7 +19,6 @@ from cascading_bandits.simulate.policies._klucb_select import (
     FW,
     GROUP_MIN,
     IW,
-    UBT,
     _lazy_select,
     epoch,
 )
@@ -69,8 +68,8 @@ def kernel_plain(env, params, ukey, pkey, regret_out, counts_out, trace):
 
 @helper(INNER)
 def _bracketed_buffers(L, K):
-    """(F (L, FW) float, Ist (L, IW) int, tops (K,) float, shown (L,) bool, all False): the
-    bracketed selection's per-item state (_klucb_select).
+    """(F (L, FW) float, Ist (L, IW) int, U (L + 1,) float, tops (K,) float, shown (L,) bool,
+    all False): the bracketed selection's per-item state (_klucb_select; U: no valid bound).
 
     Allocated in a helper like :func:`step_buffers`: numba compiles a numpy allocator once
     per signature and per caller's options, so the kernel's own np.empty(K) was a second
@@ -80,7 +79,11 @@ def _bracketed_buffers(L, K):
     # 1-d allocations of the signatures step_buffers and observe_w0 compile anyway,
     # reshaped: np.zeros of a 2-d shape compiled two more allocators (0.4 s)
     F = zeros_f(L * FW).reshape((L, FW))
-    return F, np.zeros(L * IW, np.int64).reshape((L, IW)), np.empty(K), shown
+    U = np.empty(L + 1)
+    for e in range(L):
+        U[e] = np.inf
+    U[L] = -1.0  # no epoch yet
+    return F, np.zeros(L * IW, np.int64).reshape((L, IW)), U, np.empty(K), shown
 
 
 @numba.njit(**NJIT)
@@ -92,7 +95,7 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     S, N = observe_w0(ukey, attract)
     st = step_buffers(L, K)
     idx, taken, sel, lst, clicks, scratch = st
-    F, Ist, tops, shown = _bracketed_buffers(L, K)
+    F, Ist, U, tops, shown = _bracketed_buffers(L, K)
     ninc = np.int64(0)  # not literals: callees compile once
     t_ep = np.int64(0)
     th_ep = 0.0
@@ -100,14 +103,14 @@ def kernel_bracketed(env, params, ukey, pkey, regret_out, counts_out, trace):
     for t in range(1, n + 1):
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
-        _lazy_select(S, N, F, Ist, t, th, t_ep, th_ep, sel, ninc, K, shown, K, tops, sel)
+        _lazy_select(S, N, F, Ist, U, t, th, t_ep, th_ep, sel, ninc, K, shown, K, tops, sel)
         ninc = K
         cum, j, nobs, last = play(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
         if last >= 0:
-            Ist[lst[last], UBT] = 0  # its index may have grown: the stored upper bound is void
+            U[lst[last]] = np.inf  # its index may have grown: the stored upper bound is void
     finish(N, counts_out)
 
 

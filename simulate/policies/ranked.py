@@ -38,7 +38,6 @@ from cascading_bandits.simulate.policies._klucb_select import (
     FW,
     GROUP_MIN_RANKED,
     IW,
-    UBT,
     _lazy_select,
     epoch,
 )
@@ -68,8 +67,9 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attra
 
     RBA: bandit k updates its own pick, rewarded only if it was shown and clicked;
     otherwise bandit k updates the item it showed with that position's click. An attractive
-    update voids the item's stored upper bound (``ubt = 0``, the bracketed selection's) if
-    ``voids`` (the other selections keep no such bound: their ``ubt`` may be a dummy).
+    update voids the item's stored upper bound (``ubt[k, e] = inf``, the bracketed
+    selection's U) if ``voids`` (the other selections keep no such bound: their ``ubt`` may
+    be a dummy).
     The arrays come unpacked from ``env`` once before the step loop: a HOT helper (no
     runtime) counts no references of its arguments, and unpacking ``env`` here each step
     did.
@@ -88,7 +88,7 @@ def _feedback(t, K, lst, chosen, clicks, S, N, ubt, counts, cum, j, model, attra
         if clicks[k] == 1 and lst[k] == e:
             S[k, e] += 1
             if voids:
-                ubt[k, e] = 0
+                ubt[k, e] = np.inf
     nobs = last + 1 if last >= 0 else K
     for k in range(nobs):
         counts[lst[k]] += 1
@@ -114,13 +114,13 @@ def _pick_k(k, t, th, t_ep, th_ep, chosen, lst, shown, islot, sinfo, sval, bits,
 
 
 @helper(HOT)
-def _lazy_k(k, S, N, F, Ist, t, th, t_ep, th_ep, incr, shown, tops, out):
+def _lazy_k(k, S, N, F, Ist, U, t, th, t_ep, th_ep, incr, shown, tops, out):
     """Bandit k's bracketed selection (its pick, then its best item not ``shown``); returns
     the number of items popped into ``out``."""
     # np.int64(1): a literal 1 compiled _lazy_select a second time beside klucb's int64
     one = np.int64(1)
     return _lazy_select(
-        S[k], N[k], F[k], Ist[k], t, th, t_ep, th_ep, incr, np.int64(2), one, shown, one,
+        S[k], N[k], F[k], Ist[k], U[k], t, th, t_ep, th_ep, incr, np.int64(2), one, shown, one,
         tops, out,
     )  # fmt: skip
 
@@ -166,22 +166,27 @@ def _state(K, L):
 
 @helper(INNER)
 def _plain_buffers(K, L):
-    """(idx (L,) float, taken (L,) bool, ubt (1, 1) int: a dummy) of the plain loop."""
-    return np.empty(L), np.empty(L, np.bool_), np.zeros(1, np.int64).reshape((1, 1))
+    """(idx (L,) float, taken (L,) bool, ubt (1, 1) float: a dummy) of the plain loop."""
+    return np.empty(L), np.empty(L, np.bool_), np.empty(1).reshape((1, 1))
 
 
 @helper(INNER)
 def _bracketed_buffers(K, L):
-    """(F (K, L, FW) float, Ist (K, L, IW) int, all zeros; tops (K,) float): one bracketed
-    selection's state per bandit (_klucb_select)."""
+    """(F (K, L, FW) float, Ist (K, L, IW) int, all zeros; U (K, L + 1) float, no valid
+    bound; tops (K,) float): one bracketed selection's state per bandit (_klucb_select)."""
     F = zeros_f(K * L * FW).reshape((K, L, FW))
-    return F, np.zeros(K * L * IW, np.int64).reshape((K, L, IW)), np.empty(K)
+    U = np.empty(K * (L + 1)).reshape((K, L + 1))
+    for k in range(K):
+        for e in range(L):
+            U[k, e] = np.inf
+        U[k, L] = -1.0  # no epoch yet
+    return F, np.zeros(K * L * IW, np.int64).reshape((K, L, IW)), U, np.empty(K)
 
 
 @helper(INNER)
 def _grouped_buffers(K, L):
-    """(ubt (1, 1) int: a dummy, cand (L,) int, cur (L,) int)."""
-    ubt = np.zeros(1, np.int64).reshape((1, 1))
+    """(ubt (1, 1) float: a dummy, cand (L,) int, cur (L,) int)."""
+    ubt = np.empty(1).reshape((1, 1))
     return ubt, np.zeros(L, np.int64), np.zeros(L, np.int64)
 
 
@@ -221,8 +226,8 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
     model, attract, satisfy, gamma, K, n, _, fstar, checkpoints, _ = env
     L = attract.size
     S, N, counts, shown, order_k, chosen, lst, incr, clicks, scratch = _state(K, L)
-    F, Ist, tops = _bracketed_buffers(K, L)  # per bandit, the bracketed selection's state
-    ubt = Ist[:, :, UBT]  # _feedback voids the bounds of updated items there
+    F, Ist, U, tops = _bracketed_buffers(K, L)  # per bandit, the bracketed selection's state
+    ubt = U  # _feedback voids the bounds of updated items there
     t_ep = np.int64(0)
     th_ep = 0.0
     cum, j = 0.0, np.int64(0)
@@ -236,7 +241,7 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
             # bracketed 22 items a step, L = 16), incumbents its previous item and pick
             incr[0] = lst[k]
             incr[1] = chosen[k]
-            npop = _lazy_k(k, S, N, F, Ist, t, th, t_ep, th_ep, incr, shown, tops, order_k)
+            npop = _lazy_k(k, S, N, F, Ist, U, t, th, t_ep, th_ep, incr, shown, tops, order_k)
             chosen[k] = order_k[0]
             a = order_k[npop - 1]  # duplicates: bandit k's next best unshown item
             lst[k] = a

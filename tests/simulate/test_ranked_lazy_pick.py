@@ -38,6 +38,8 @@ def test_pick_and_shown_item_are_the_definition(L_, nmax, seed):
     S = np.minimum(S, N).astype(np.int64)
     F = np.zeros((L_, ks.FW))
     Ist = np.zeros((L_, ks.IW), np.int64)
+    U = np.full(L_ + 1, np.inf)  # no valid upper bound, no epoch yet
+    U[L_] = -1.0
     tops, out = np.empty(1), np.zeros(L_, np.int64)
     shown = np.zeros(L_, np.bool_)
     inc = np.zeros(2, np.int64)
@@ -53,7 +55,7 @@ def test_pick_and_shown_item_are_the_definition(L_, nmax, seed):
         for e in above:
             shown[e] = True
         npop = lazy_select(
-            S, N, F, Ist, t, th, t_ep, th_ep, inc, np.int64(2), one, shown, one, tops, out
+            S, N, F, Ist, U, t, th, t_ep, th_ep, inc, np.int64(2), one, shown, one, tops, out
         )
         want_b = next(e for e in order if not shown[e])
         assert (out[0], out[npop - 1]) == (order[0], want_b), t
@@ -66,5 +68,5 @@ def test_pick_and_shown_item_are_the_definition(L_, nmax, seed):
             N[e] += 1
             if rng.random() < 0.4:
                 S[e] += 1
-                Ist[e, ks.UBT] = 0  # an attractive observation voids its stored bound
+                U[e] = np.inf  # an attractive observation voids its stored bound
     assert popped_shown > 50  # the shown items on top were popped past, often
