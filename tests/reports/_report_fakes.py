@@ -124,6 +124,27 @@ def patch_section_figures(mp):
     mp.setattr(section_sharper, "sharper_figure", _small_figure)
 
 
+#: the functions of reports.figures that reports.build.draw_figures calls, one per stem of
+#: build.FIGURES
+BUILDER_FIGURES = ("figure1", "bounds_vs_empirical", "scaling_figure", "order_figure",
+                   "policies_figure")  # fmt: skip
+
+
+def patch_builder_figures(mp):
+    """Replace the drawings of the builder's own figures (``build.FIGURES``, made by
+    ``build.draw_figures`` from the results) by one small figure each, on the MonkeyPatch
+    ``mp``: ``draw_figures`` still picks the figures the data supports, and the builder
+    renders, writes and links each of them. The real drawings (about 5 CPU s of a report's
+    forked figures process) are made from the simulator's results by test_report_quick's
+    quick report, which checks every one of build.FIGURES.
+    """
+    from cascading_bandits.reports import figures as F
+
+    for name in BUILDER_FIGURES:
+        assert callable(getattr(F, name)), name  # a renamed figure fails here, not silently
+        mp.setattr(F, name, _small_figure)
+
+
 def fake_simulation(mp, run):
     """Make the report builder read ``run(s)`` (``s`` its Settings) instead of simulating, on
     the MonkeyPatch ``mp``: ``build.run_experiments`` returns it whatever else the builder

@@ -6,7 +6,13 @@ import math
 
 import numpy as np
 import pytest
-from _report_fakes import dbn_results, fake_simulation, make_result, table_results
+from _report_fakes import (
+    dbn_results,
+    fake_simulation,
+    make_result,
+    patch_builder_figures,
+    table_results,
+)
 
 from cascading_bandits.reports import build as B
 from cascading_bandits.reports import tables as T
@@ -68,9 +74,14 @@ def _md_rows(md, heading):
     return rows[1:]  # drop the header
 
 
-def test_report_files_and_numbers(tmp_path, fake_run, warm_cache, small_section_figures):
-    """Every figure of the builder drawn for real (the sections' own figures are drawn for
-    real in test_report_quick's report); the bound values from the warm cache."""
+def test_report_files_and_numbers(
+    tmp_path, fake_run, warm_cache, small_section_figures, monkeypatch
+):
+    """Every figure of the builder (build.FIGURES) picked from the fakes, rendered, written
+    and linked; one small drawing each here (patch_builder_figures: test_report_quick's
+    report draws them all for real, as the sections' own figures); the bound values from
+    the warm cache."""
+    patch_builder_figures(monkeypatch)
     fakes, horizon = fake_run
     out = tmp_path / "rep"
     warm_cache(out / "results")
@@ -79,8 +90,8 @@ def test_report_files_and_numbers(tmp_path, fake_run, warm_cache, small_section_
     for stem in B.FIGURES:
         png = (out / "figures" / f"{stem}.png").read_bytes()
         pdf = (out / "figures" / f"{stem}.pdf").read_bytes()
-        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
-        assert pdf[:5] == b"%PDF-" and len(pdf) > 2000
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 500
+        assert pdf[:5] == b"%PDF-" and len(pdf) > 500
         assert f"figures/{stem}.png" in md or stem == "policies" and "CascadeTS" in md
     assert "Not at the paper's scale" in md
     assert "`verify` is not available" in md

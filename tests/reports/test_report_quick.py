@@ -56,11 +56,13 @@ def test_quick_report_contents(quick_report):
         "## Verification",
     ):
         assert heading in md
-    for stem in ("figure1", "bounds_vs_empirical", "scaling", "order"):
+    # every figure of the builder, drawn for real here only (test_build draws small ones)
+    for stem in B.FIGURES:
         png = (out / "figures" / f"{stem}.png").read_bytes()
         pdf = (out / "figures" / f"{stem}.pdf").read_bytes()
-        assert png.startswith(b"\x89PNG") and len(png) > 5000
+        assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 5000
         assert pdf.startswith(b"%PDF-") and len(pdf) > 2000
+        assert f"figures/{stem}.png" in md or stem == "policies" and "CascadeTS" in md
     assert "Not at the paper's scale" in md
     assert "compute time recorded in the stored cells' provenance" in md
     section = md.split("## Verification (`cascading verify`)", 1)[1].split("\n## ", 1)[0]
