@@ -147,7 +147,7 @@ FAKE_VERIFY = {
 @pytest.fixture(scope="module")
 def fake_report(tmp_path_factory, warm_cache):
     """One report from the fakes, shared by the tests that only read it; no figures (they
-    took most of its 10 s; test_build's report from the same fakes draws them all), the
+    took most of its 10 s; test_report_quick's report draws them all), the
     bound values from the warm cache."""
     horizon = 1000
     fakes = {
@@ -584,7 +584,7 @@ def test_figures_are_cached_by_the_numbers_drawn(
 
     def small_figures(data):
         """Two small figures of the numbers (the real ones take seconds to draw;
-        test_build's report draws those)."""
+        test_report_quick's report draws those)."""
         from matplotlib.figure import Figure
 
         figs = {}
