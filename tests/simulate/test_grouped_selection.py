@@ -50,24 +50,39 @@ def test_instance_takes_the_grouped_path():
     assert L >= GROUP_MIN and L >= GROUP_MIN_RANKED
 
 
+#: steps of test_grouped_equals_plain: its default cases (the plain loop of the ranked
+#: policies at L = 300 is slow: 6000 steps were 5 CPU s of the default run) and the slow tier's
+SHORT, LONG = 3000, 6000
+
+
 def _plain_cases():
-    """KLUCB_COMBOS; those on the DBN model in the slow tier (CI's -m slow): the default run
-    takes the grouped path on the DBN model in test_grouped_equals_plain_ties (every combo,
-    3000 steps) and test_grouped_equals_plain_at_threshold (every policy, 5000 steps)."""
-    return [
-        pytest.param(*c, marks=(pytest.mark.slow,) if c[1] == "dbn" else ()) for c in KLUCB_COMBOS
-    ]
+    """(policy, model, order, steps): KLUCB_COMBOS over LONG steps in the slow tier (CI's
+    -m slow); those on the cascade model over SHORT steps in the default run too. The
+    default run takes the grouped path on the DBN model in test_grouped_equals_plain_ties
+    (every combo, 3000 steps) and test_grouped_equals_plain_at_threshold (every policy,
+    5000 steps)."""
+    slow = [pytest.param(*c, LONG, marks=(pytest.mark.slow,)) for c in KLUCB_COMBOS]
+    return [pytest.param(*c, SHORT) for c in KLUCB_COMBOS if c[1] == "cascade"] + slow
 
 
-@pytest.mark.parametrize("policy,model,order", _plain_cases())
-def test_grouped_equals_plain(policy, model, order):
-    """6000 steps on B_LB(300, 4, 0.2, 0.15), 200 checkpoints: the lazy selection over the
+def test_plain_cases_cover_every_combo():
+    """Every combo over LONG steps in the slow tier; the cascade ones over SHORT by default."""
+    cases = _plain_cases()
+    assert sorted(p.values[:3] for p in cases if p.marks) == sorted(KLUCB_COMBOS)
+    assert all(p.values[3] == LONG for p in cases if p.marks)
+    default = [p.values for p in cases if not p.marks]
+    assert sorted(v[:3] for v in default) == sorted(c for c in KLUCB_COMBOS if c[1] == "cascade")
+    assert all(v[3] == SHORT for v in default)
+
+
+@pytest.mark.parametrize("policy,model,order,n", _plain_cases())
+def test_grouped_equals_plain(policy, model, order, n):
+    """``n`` steps on B_LB(300, 4, 0.2, 0.15), 200 checkpoints: the lazy selection over the
     states takes the plain loop's decisions."""
     weights = tuple(b_lb(L, K, 0.2, 0.15).weights)
     m, _, _ = _model(model, weights, K)
     ss = np.random.SeedSequence(11)
     uk, pk = users_keys(ss, weights, 2), policy_keys(ss, 2)
-    n = 6000
     cp = np.unique(np.linspace(1, n, 200).astype(np.int64))
     args = (m, policy, order, n, uk, pk, cp)
     assert_lazy_equals_plain(args)
