@@ -52,8 +52,9 @@ def pytest_pyfunc_call(pyfuncitem):
         pyfuncitem.obj = orig
 
 
-#: The test files that take longest in the default run (CPU seconds of a worker, measured
-#: with xdist, warm numba cache, 27 Nov 2026), heaviest first, as their path's parts under
+#: The test files that take longest in the default run (CPU seconds of a worker, its
+#: processes included, measured with xdist, warm numba cache, 27 Nov 2026, less what
+#: f1449e5, 7ed22b0 and 7882198 took off), heaviest first, as their path's parts under
 #: tests/ (a path written out would read as a module name to test_cli_layer's scan of the
 #: docstrings). pytest-xdist's
 #: ``--dist loadfile`` hands each worker one file at a time in collection order
@@ -63,20 +64,24 @@ def pytest_pyfunc_call(pyfuncitem):
 #: many short ones fill in after them. A file missing here (renamed, new) only runs in its
 #: usual place.
 HEAVY_FIRST = (
-    ("simulate", "test_equivalence.py"),  # 27
-    ("reports", "test_build.py"),  # 18
     ("reports", "test_report_quick.py"),  # 14
-    ("simulate", "test_sweep_processes.py"),  # 12
-    ("simulate", "test_grouped_selection.py"),  # 11
-    ("simulate", "test_seeds_crn.py"),  # 11
-    ("verify", "test_registry.py"),  # 10
-    ("reports", "test_report_sections.py"),  # 9
-    ("simulate", "test_jitopts.py"),  # 8
+    ("reports", "test_build.py"),  # 12
+    ("simulate", "test_equivalence.py"),  # 12
+    ("reports", "test_report_sections.py"),  # 11
+    ("simulate", "test_jitopts.py"),  # 9
+    ("simulate", "test_grouped_selection.py"),  # 9
     ("reports", "test_study.py"),  # 8
-    ("simulate", "test_click_models.py"),  # 6
-    ("test_api_hostile.py",),  # 5
-    ("bounds", "test_garivier_cappe.py"),  # 5
-    ("reports", "test_later_sections.py"),  # 5
+    ("verify", "test_registry.py"),  # 7
+    ("simulate", "test_click_models.py"),  # 7
+    ("simulate", "test_sweep_processes.py"),  # 6.5
+    ("test_api_hostile.py",),  # 6.4
+    ("simulate", "test_seeds_crn.py"),  # 6
+    ("reports", "test_later_sections.py"),  # 5.6
+    ("simulate", "test_semantics.py"),  # 5.3
+    ("bounds", "test_theorem3_curve.py"),  # 4.9
+    ("simulate", "test_store_sweep_cli.py"),  # 4.7
+    ("bounds", "test_bound_registry.py"),  # 4.5
+    ("bounds", "test_garivier_cappe.py"),  # 4.2
 )
 
 
