@@ -56,15 +56,25 @@ def exact_law(model, w, lst, params):
     gamma = Fraction(params.get("gamma", 1))
     pos = [Fraction(x) for x in params.get("kappa", params.get("lam", [1] * K))]
     n_sat = K if model == "dbn" else 0
+    # P(A[k], X[k], S[k]) of position k, the three independent: a product of three factors,
+    # formed once per position rather than for every combination (Fractions are slow)
+    factor = [
+        {
+            (a, x, sat): _bern(w[lst[k]], a)
+            * _bern(gamma if model == "dbn" else pos[k], x)
+            * (_bern(nu, sat) if n_sat else 1)
+            for a in (0, 1)
+            for x in (0, 1)
+            for sat in (0, 1)
+        }
+        for k in range(K)
+    ]
     for A in itertools.product((0, 1), repeat=K):  # attraction of the item at position k
         for X in itertools.product((0, 1), repeat=K):  # examination / continuation / persistence
             for S in itertools.product((0, 1), repeat=n_sat):  # DBN satisfaction
                 p = Fraction(1)
                 for k in range(K):
-                    p *= _bern(w[lst[k]], A[k])
-                    p *= _bern(gamma if model == "dbn" else pos[k], X[k])
-                    if n_sat:
-                        p *= _bern(nu, S[k])
+                    p *= factor[k][A[k], X[k], S[k] if n_sat else 0]
                 if p == 0:
                     continue
                 clicks, value = [0] * K, 0
