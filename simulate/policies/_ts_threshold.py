@@ -287,28 +287,29 @@ def _below(a, b, tau, pkey, t, e, L, ctr):
 @helper(HOT)
 def _move(e, s_new, lv, ix, perm, start):
     """Move item e to bucket s_new at level lv by swaps at the bucket boundaries
-    (O(distance))."""
-    s = ix[e, JSEG + lv]
+    (O(distance)). Ids and positions read as uint64: no negative-index fix."""
+    ue = np.uint64(e)
+    s = ix[ue, JSEG + lv]
     jp = JPOS + lv
-    p = ix[e, jp]
+    p = ix[ue, jp]
     while s < s_new:  # to the last slot of bucket s, then the first of s + 1
         q = start[s + 1] - 1
-        f = perm[q]
-        perm[q], perm[p] = e, f
-        ix[f, jp] = p
+        f = perm[np.uint64(q)]
+        perm[np.uint64(q)], perm[np.uint64(p)] = e, f
+        ix[np.uint64(f), jp] = p
         p = q
         start[s + 1] = q
         s += 1
     while s > s_new:  # to the first slot of bucket s, then the last of s - 1
         q = start[s]
-        f = perm[q]
-        perm[q], perm[p] = e, f
-        ix[f, jp] = p
+        f = perm[np.uint64(q)]
+        perm[np.uint64(q)], perm[np.uint64(p)] = e, f
+        ix[np.uint64(f), jp] = p
         p = q
         start[s] = q + 1
         s -= 1
-    ix[e, jp] = p
-    ix[e, JSEG + lv] = s_new
+    ix[ue, jp] = p
+    ix[ue, JSEG + lv] = s_new
 
 
 @helper(HOT)
