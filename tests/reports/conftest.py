@@ -1,6 +1,7 @@
 """Fixtures for tests/reports: synthetic Table 1/2 results (see _report_fakes.py), and the
 report's bound values at the fakes' horizon, computed once per test process."""
 
+import os
 import shutil
 from types import SimpleNamespace
 
@@ -33,17 +34,37 @@ def _warm_bounds(tmp_path_factory):
     :func:`reports.build.prefetch_bounds` computes for the Table 1 configurations at
     n = 1000 with 2, 3 and 4 curve points (the fakes' scale), and a results directory whose
     report cache holds those values and the Table 1 ledger at n = 1000, stored by the
-    report's own code (as a first report at that scale leaves them)."""
+    report's own code (as a first report at that scale leaves them).
+
+    Under pytest-xdist the first worker to need them (about 3 CPU s) publishes its results
+    directory for the session's other workers (a directory renamed into place whole, so
+    it is there complete or not at all); a later worker reads the values back from that
+    cache as a report does (:func:`reports.report_cache.cache_load`, the JSON-native values
+    :class:`BoundMemo` holds). Workers that need them at the same time both compute them."""
     from cascading_bandits.reports import build as B
-    from cascading_bandits.reports.report_cache import bounds_cache_key, cache_store
+    from cascading_bandits.reports.report_cache import bounds_cache_key, cache_load, cache_store
     from cascading_bandits.reports.section_ledger import _ledger_early
 
+    shared = None
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # the workers' base directories (popen-gw0, ...) share this session's parent
+        shared = tmp_path_factory.getbasetemp().parent / "warm-report-cache-shared"
+        stored = cache_load(shared / "results", "bounds", bounds_cache_key())
+        if isinstance(stored, dict):
+            return B.BoundMemo(stored), shared / "results"
     results = tmp_path_factory.mktemp("warm-report-cache") / "results"
     memo = B.BoundMemo()
     for points in (2, 3, 4):
         B.prefetch_bounds(memo, WARM_HORIZON, points)
     assert cache_store(results, "bounds", bounds_cache_key(), memo.values)
     _ledger_early(SimpleNamespace(s=SimpleNamespace(results=results, horizon=WARM_HORIZON)))
+    if shared is not None:
+        staged = tmp_path_factory.mktemp("warm-report-cache-staged")
+        shutil.copytree(results, staged / "results")
+        try:
+            os.rename(staged, shared)
+        except OSError:
+            pass  # another worker published first: the same values
     return memo, results
 
 
