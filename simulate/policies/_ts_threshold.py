@@ -341,7 +341,7 @@ def _clean(it, ix, fx, taus, perm, start, dl, ctr, memo, a, b):
     """The level-2 masses of the items observed since the last second-level step (they are
     recomputed only when that level is used: ``dl[:ctr[1]]``, flagged in ``ix[:, JFLAG]``)."""
     for i in range(ctr[1]):
-        e = dl[i]
+        e = np.uint64(dl[i])  # an item id, unsigned: no negative-index fix on its reads
         ix[e, JFLAG] = 0
         _update(e, it[e, IA], it[e, IB], fx[e, JLB], 1, taus, it, ix, perm, start, memo, a, b)
     ctr[1] = 0
@@ -870,7 +870,7 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
         for k in range(nobs):
-            e = lst[k]
+            e = np.uint64(lst[k])  # an item id, unsigned: no negative-index fix on its reads
             ae, be = a + S[e], b + (N[e] - S[e])
             n_e = N[e]
             n_o = n_e - 1  # the census: from the state before this observation
