@@ -90,17 +90,22 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="fork pools are POSIX")
-def test_forked_workers_inherit_the_loaded_target(tmp_path):
-    # a worker's first compilation imports none of the target's registries (numpy's array
-    # functions, scipy's BLAS through numba's linear algebra): the parent loaded them
-    script = tmp_path / "forked.py"
-    script.write_text(_FORKED)
+def _run(tmp_path, name, text) -> str:
+    """Run ``text`` as a script in a fresh interpreter; its stdout (it must exit 0)."""
+    script = tmp_path / f"{name}.py"
+    script.write_text(text)
     out = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    return out.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork pools are POSIX")
+def test_forked_workers_inherit_the_loaded_target(tmp_path):
+    # a worker's first compilation imports none of the target's registries (numpy's array
+    # functions, scipy's BLAS through numba's linear algebra): the parent loaded them
+    assert _run(tmp_path, "forked", _FORKED).strip().splitlines()[-1] == "[]"
 
 
 _FRESH = r"""
@@ -116,13 +121,7 @@ print(int(any(m.startswith("numba.np.arraymath") for m in set(sys.modules) - bef
 def test_without_preparation_a_first_compile_loads_the_target(tmp_path):
     # the control of the test above: the same first compilation in a process that did not
     # prepare the target imports numba's array registry (what prepare_target moves earlier)
-    script = tmp_path / "fresh.py"
-    script.write_text(_FRESH)
-    out = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "1"
+    assert _run(tmp_path, "fresh", _FRESH).strip().splitlines()[-1] == "1"
 
 
 _PREPARE = r"""
@@ -137,10 +136,4 @@ print(int("numba.np.arraymath" in sys.modules), threading.active_count(), int(fo
 
 
 def test_prepare_target_loads_the_registries_and_starts_no_thread(tmp_path):
-    script = tmp_path / "prepare.py"
-    script.write_text(_PREPARE)
-    out = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["1", "1", "1"]
+    assert _run(tmp_path, "prepare", _PREPARE).split() == ["1", "1", "1"]
