@@ -85,18 +85,18 @@ def epoch(t, c, t_ep, th_ep):
 # costs no division (a division's latency is that of a dozen multiplications): their
 # rounding moves a bracket's ends by a few ulps, far inside PAD.
 FW, IW = 16, 8  # columns of F and I (a row of F: two cache lines, of I: one)
-Q0, KR, DR, PR, KE, KLO, KHI, ID0, IK0, P, IT, QN, UB, LO, HI = range(15)  # F: reference
+Q0, KR, DR, PR, KE, KLO, KHI, ID0, IK0, P, IT, QN, LO, HI = range(14)  # F: reference
 # point q0, kl(p_r, q0) (float), d/dp kl(p_r, q0), p_r, a bound on KR's rounding error; at
 # the current state: enclosure of kl(p, q0),
 # 1 / h'(q0), 1 / KHI (0: the index has a closed form, no reference), p, 1 / N (0 if N = 0);
-# next reference (last Newton point), upper bound, bracket
-KN, UBT, UBN, EX, STAMP, CL, NT = 0, 1, 2, 3, 4, 5, 6  # I: N[e] when the current state's
-# columns were set, (UBT: unused, see U below) upper bound set at count UBN, bracket exactness
+# next reference (last Newton point), bracket (the upper bound is in U, below)
+KN, UBN, EX, STAMP, CL, NT = 0, 1, 2, 3, 4, 5  # I: N[e] when the current state's
+# columns were set, upper bound (U, below) set at count UBN, bracket exactness
 # (0 bracket, 1 refined, 2 exact), candidate stamp; CL: row i holds the i-th candidate (by
 # decreasing HI once the brackets are made, _lazy_pops); NT: states served by the
 # reference (0: none yet)
 TAYLOR = 8
-# U (L + 1,) float, beside F and Ist: U[e] is item e's upper bound F[e, UB] while it is valid
+# U (L + 1,) float, beside F and Ist: U[e] is item e's upper bound while it is valid
 # (set in the epoch ending at U[L] and not voided by an attractive observation), +inf
 # otherwise. The scan of _lazy_prepare skips most items on this one contiguous load (the
 # bound's step in Ist and its value in F were two loads a row apart: about 14 instructions
@@ -232,11 +232,10 @@ def _bracket_at(p, T, th, q0):
 def _set_ub(S, N, F, Ist, U, e, th, t_ep, th_ep):
     """Item e's upper bound for the steps up to the epoch's end ``t_ep`` (threshold
     ``th_ep``): the top of its bracket there, from its reference (made valid first); in
-    ``F[e, UB]`` and ``U[e]``."""
+    ``U[e]``."""
     if Ist[e, KN] != N[e]:
         _set_ref(S, N, F, Ist, e, th)
     u = _bracket_ref(N, F, e, th_ep)[1]
-    F[e, UB] = u
     U[e] = u
     Ist[e, UBN] = N[e]
 
