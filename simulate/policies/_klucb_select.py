@@ -229,14 +229,13 @@ def _bracket_at(p, T, th, q0):
 
 
 @helper(STEP)
-def _set_ub(S, N, F, Ist, U, e, th, t_ep, th_ep):
-    """Item e's upper bound for the steps up to the epoch's end ``t_ep`` (threshold
-    ``th_ep``): the top of its bracket there, from its reference (made valid first); in
-    ``U[e]``."""
+def _set_ub(S, N, F, Ist, U, e, th, th_ep):
+    """Item e's upper bound for the steps up to the current epoch's end (threshold
+    ``th_ep``; ``U[L]`` names the epoch): the top of its bracket there, from its reference
+    (made valid first); in ``U[e]``."""
     if Ist[e, KN] != N[e]:
         _set_ref(S, N, F, Ist, e, th)
-    u = _bracket_ref(N, F, e, th_ep)[1]
-    U[e] = u
+    U[e] = _bracket_ref(N, F, e, th_ep)[1]
     Ist[e, UBN] = N[e]
 
 
@@ -301,7 +300,7 @@ def _lazy_prepare(S, N, F, Ist, U, t, th, t_ep, th_ep, inc, ninc, m, shown, tops
         if u == np.inf:  # no valid bound
             if Ist[e, STAMP] == t:
                 continue
-            _set_ub(S, N, F, Ist, U, e, th, t_ep, th_ep)
+            _set_ub(S, N, F, Ist, U, e, th, th_ep)
             if U[e] < thr:
                 continue
         elif Ist[e, STAMP] == t:
@@ -315,7 +314,7 @@ def _lazy_prepare(S, N, F, Ist, U, t, th, t_ep, th_ep, inc, ninc, m, shown, tops
         if F[e, HI] < tau:
             Ist[e, STAMP] = -1  # not a candidate after all (so an expansion re-brackets it)
             if Ist[e, UBN] != N[e]:  # its upper bound is stale: tighten it (_lazy_select)
-                _set_ub(S, N, F, Ist, U, e, th, t_ep, th_ep)
+                _set_ub(S, N, F, Ist, U, e, th, th_ep)
         else:
             Ist[kept, CL] = e
             kept += 1
@@ -440,7 +439,7 @@ def _lazy_select(S, N, F, Ist, U, t, th, t_ep, th_ep, inc, ninc, m, shown, need,
     for i in range(npop, nc):
         e = np.uint64(Ist[i, CL])  # (unsigned: as in _lazy_prepare)
         if Ist[e, UBN] != N[e]:
-            _set_ub(S, N, F, Ist, U, e, th, t_ep, th_ep)
+            _set_ub(S, N, F, Ist, U, e, th, th_ep)
     return npop
 
 
