@@ -51,7 +51,6 @@ from cascading_bandits.reports.report_verify import (
     run_verify,
     start_verify,
     verify_cache_key,
-    warm_numba,
 )
 from cascading_bandits.reports.section_base import (
     PAPER_HORIZON,
@@ -292,11 +291,7 @@ def start_pool(s: Settings):
         for cell in get_experiment(name)
     ):
         return None
-    from cascading_bandits.simulate.sweep import fork_is_safe
-
-    if fork_is_safe():
-        warm_numba()  # once for this process and the workers (start_verify may have done it)
-    return start_forked_pool(workers)
+    return start_forked_pool(workers)  # numba set up once for the workers (prepare_target)
 
 
 def _bound_curve_grid(horizon: int, points: int) -> np.ndarray:

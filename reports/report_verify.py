@@ -20,7 +20,7 @@ import time
 from cascading_bandits.reports.report_cache import cache_load, cache_store, code_version
 from cascading_bandits.reports.report_files import json_default
 
-__all__ = ["verify_cache_key", "VerifyBeside", "start_verify", "run_verify", "warm_numba"]
+__all__ = ["verify_cache_key", "VerifyBeside", "start_verify", "run_verify"]
 
 
 def _verify_installed() -> bool:
@@ -173,34 +173,11 @@ def _start_method() -> str:
     import gc
 
     import cascading_bandits.verify  # noqa: F401 - inherited by the forked processes
+    from cascading_bandits.simulate.jitopts import prepare_target
 
-    warm_numba()
+    prepare_target()  # numba's compiler set up once, inherited by both processes
     gc.freeze()
     return "fork" if fork_is_safe() else "spawn"
-
-
-_NUMBA_WARM = False
-
-
-def warm_numba() -> None:
-    """Set up numba's compiler in this process once, before it forks processes that use it.
-
-    The first compile of a process, or its first load of a cached kernel, sets up numba's
-    typing and target contexts and its code generator: about 0.6 s of CPU (measured: a
-    forked child's first cached load took 0.65 s of CPU, 0.02 s when its parent had compiled
-    a one-line function before the fork; a first compile 1.4 s against 0.85 s). The report
-    forks four processes that all use numba (verify's two, the sweep's two) and itself
-    computes the bounds with numba's functions of ``bounds``: done here once, each child
-    inherits it. The function compiled is a one-liner of no module (nothing is written to
-    numba's cache) and no kernel depends on it, so no number changes.
-    """
-    global _NUMBA_WARM
-    if _NUMBA_WARM:
-        return
-    import numba
-
-    numba.njit(lambda x: x + 1)(1)
-    _NUMBA_WARM = True
 
 
 class VerifyBeside:

@@ -344,21 +344,29 @@ def helper(options):
     return wrap
 
 
+_PREPARED = False
+
+
 def prepare_target() -> None:
-    """Load numba's CPU target now: its typing and lowering registries, and the modules they
-    import (numpy's array functions, and scipy's BLAS and LAPACK bindings through numba's
-    linear algebra).
+    """Set up numba's compiler in this process now, once: its CPU target (the typing and
+    lowering registries, and the modules they import: numpy's array functions, scipy's BLAS
+    and LAPACK bindings through numba's linear algebra), its contexts and code generator.
 
     A process does this at its first compilation or cache load: measured, 0.45-0.53 s of CPU
-    of that first call (a one-line function's first compilation 0.48-0.51 s, its second
-    0.05 s). A process that forks workers calls this first
-    (:func:`simulate.sweep.start_forked_pool`): they inherit the loaded target instead of each
-    loading it again. Starts no thread, so a fork stays safe afterwards; a second call costs
-    nothing.
+    of a one-line function's first compilation (0.05 s for its second); a forked child's
+    first load of a cached kernel took 0.65 s of CPU, 0.02 s when its parent had compiled a
+    one-line function before the fork, and its first compile 1.4 s against 0.85 s. A process
+    that forks workers calls this first (:func:`simulate.sweep.start_forked_pool`, the
+    report's verify processes): they inherit it instead of each doing it again. Done by
+    compiling a one-liner of no module: nothing is written to numba's cache and no kernel
+    depends on it, so no number changes. Starts no thread, so a fork stays safe afterwards;
+    a second call costs nothing.
     """
-    from numba.core.registry import cpu_target
-
-    cpu_target.target_context.refresh()
+    global _PREPARED
+    if _PREPARED:
+        return
+    numba.njit(lambda x: x + 1)(1)
+    _PREPARED = True
 
 
 @functools.cache

@@ -252,8 +252,8 @@ def start_forked_pool(workers: int):
     workers = V.positive_int("workers", workers)
     if not fork_is_safe():
         return None
-    # numba's CPU target loaded once here, inherited by the workers: each one loaded it at
-    # its first kernel (0.45-0.53 s of CPU, simulate.jitopts.prepare_target)
+    # numba's compiler set up once here, inherited by the workers: each one did it at its
+    # first kernel (about 0.5 s of CPU, simulate.jitopts.prepare_target)
     prepare_target()
     import gc
 
