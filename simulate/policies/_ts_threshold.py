@@ -160,6 +160,17 @@ def _lbeta(a, b):
 
 
 @helper(HOT)
+def _state_lbeta(lbt, i, a, b):
+    """log B(a, b) of the state in row i (N (N + 1) / 2 + S, N < MEMO_N) of the run's table
+    ``lbt`` (NaN: not yet computed), from :func:`_lbeta` at its first use."""
+    lg = lbt[i]
+    if math.isnan(lg):
+        lg = _lbeta(a, b)
+        lbt[i] = lg
+    return lg
+
+
+@helper(HOT)
 def _seq(pkey, t, L, ctr):
     """The next uniform of step t's sequence (module docstring)."""
     c = ctr[0]
@@ -572,10 +583,7 @@ def _tune(K, a, b, S, N, fx, taus, scnt, big, nbig, lbt):
             c = scnt[n_s * (n_s + 1) // 2 + s_s]
             if c > 0:
                 ae, be = a + s_s, b + (n_s - s_s)
-                lb = lbt[n_s * (n_s + 1) // 2 + s_s]
-                if math.isnan(lb):
-                    lb = _lbeta(ae, be)
-                    lbt[n_s * (n_s + 1) // 2 + s_s] = lb
+                lb = _state_lbeta(lbt, n_s * (n_s + 1) // 2 + s_s, ae, be)
                 sa[ns], sb[ns], sl[ns], sc[ns] = ae, be, lb, float(c)
                 ns += 1
     for q in range(nbig):
@@ -882,12 +890,7 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
                     big[nbig] = e
                     nbig += 1
             if n_e < MEMO_N:  # log B from the states' table
-                i = n_e * (n_e + 1) // 2 + S[e]
-                lg = lbt[i]
-                if math.isnan(lg):
-                    lg = _lbeta(ae, be)
-                    lbt[i] = lg
-                fx[e, JLB] = lg
+                fx[e, JLB] = _state_lbeta(lbt, n_e * (n_e + 1) // 2 + S[e], ae, be)
             else:
                 u = (ix[e, JUPD] + 1) % REFRESH
                 ix[e, JUPD] = u
