@@ -257,3 +257,24 @@ def test_caveats_are_listed_longest_first_before_the_sim_caveats():
     assert free == [n for n in names if n in free]  # ties keep the builder order
     assert set(got[-len(verify.SIM_CAVEATS) :]) == set(verify.SIM_CAVEATS)
     assert set(verify.CAVEAT_SECONDS) <= set(names)
+
+
+def test_the_parent_leaves_the_childs_last_jobs_to_it(monkeypatch):
+    """Once only jobs of _child_only are left (numba claims, profile.* claims sharing the
+    child's counted cells, the caveats reusing its work), this process stops and the forked
+    one runs them: with nothing else to do, every one of them runs in the child."""
+    import multiprocessing as mp
+    import os
+    import types
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork start method")
+    ids = sorted(verify.NUMBA_CLAIMS) + ["profile.theorem1_upper", "profile.counting"]
+    assert all(verify._child_only(("claim", types.SimpleNamespace(id=i))) for i in ids)
+    assert not verify._child_only(("claim", get_claim("lemma1")))
+    assert not verify._child_only(("claim", get_claim("theorem2.mc")))
+    todo = [types.SimpleNamespace(id=i) for i in ids]
+    monkeypatch.setattr(verify, "safe_run", lambda c, *a: (c.id, os.getpid()))
+    got = verify._run_forked(todo, 3, 0, 1.0, with_caveats=False)
+    assert [i for i, _ in got] == ids
+    assert all(pid != os.getpid() for _, pid in got)
