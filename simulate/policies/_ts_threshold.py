@@ -668,69 +668,90 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr, smemo):
     """Every item's envelope mass at both thresholds: its bucket and position at each level
     (a counting sort by bucket, items in increasing id), and its rates in ``it``.
 
-    One pass over the items computes both levels (their rows are written once: at L =
-    65,536 the two tables are 8 MB, and a pass per level and per field cost their
-    streaming several times over), a second places them. The states' rows of ``smemo``
-    (:func:`_memo_row`) computed on the way are filled at both levels: the updates and
-    proposals of items entering a state present at the re-choice then compute nothing."""
+    Many items share a state (S, N) (most of them unobserved since w_0 at large L): the
+    masses, rates and buckets of the states with N < MEMO_N are computed once per threshold
+    (a bucket is a frexp, a libm call, per level), and their rows of ``smemo``
+    (:func:`_memo_row`) filled at both levels: the updates and proposals of items entering
+    a state present at the re-choice then compute nothing. A first pass over the items
+    finds their states (one int16 an item) and counts the items per state (an item with
+    N >= MEMO_N gets its own rates and buckets there); the buckets' sizes follow per state,
+    and a second pass writes each item's rates, bucket and position (each row of ``it`` and
+    ``ix`` once: at L = 65,536 the two tables are 6 MB, and a pass per level and per field
+    cost their streaming several times over). Counting per item and level in the first
+    pass, with each item's buckets kept for the second, took 14% more instructions at
+    L = 65,536."""
     L = S.size
-    # many items share a state (S, N) (most of them unobserved since w_0 at large L): the
-    # masses, rates and buckets of the states with N < MEMO_N are computed once per
-    # threshold (a bucket is a frexp, a libm call, per level)
     M = MEMO_N * (MEMO_N + 1) // 2
-    memo = np.empty(6 * M).reshape((M, 6))  # 1-d allocators only (docs/design.md)
-    for i in range(memo.shape[0]):
+    # a state's (u0, r0, u1, r1) (u0 = -1: not computed yet), its buckets and its items
+    memo = np.empty(4 * M).reshape((M, 4))  # 1-d allocators only (docs/design.md)
+    msg = np.empty(2 * M, np.int64).reshape((M, 2))
+    mcnt = np.zeros(M, np.int64)
+    for i in range(M):
         memo[i, 0] = -1.0
-    # the buckets, one byte per item and level: the second pass reads these 2 L bytes, not
-    # ``ix`` (2 MB at L = 65,536), and writes each row of ``ix`` once
-    seg = np.empty(2 * L, np.uint8).reshape((2, L))
+    # the item's state row, -1 for an item with N >= MEMO_N (its rates are written to
+    # ``it`` and its buckets to ``ix`` by the first pass)
+    srow = np.empty(L, np.int16)
     cnt = np.zeros(2 * (NB + 1), np.int64).reshape((2, NB + 1))
+    ep = taus[EPOCH]
     for e in range(L):
         n_e, s_e = N[e], S[e]
         i = n_e * (n_e + 1) // 2 + s_e if n_e < MEMO_N else -1
-        if i < 0 or memo[i, 0] < 0.0:
-            lbe = fx[e, JLB]
-            ae, be = a + s_e, b + (n_e - s_e)
-            u0, lam0, E0 = _envelope_parts(ae, be, lbe, taus[0], taus[2], taus[4])
-            u1, lam1, E1 = _envelope_parts(ae, be, lbe, taus[1], taus[3], taus[5])
-            r0, r1 = _rate(u0), _rate(u1)
-            s0, s1 = _bucket(u0), _bucket(u1)
-            if i >= 0:
-                memo[i, 0], memo[i, 1], memo[i, 2], memo[i, 3] = u0, r0, u1, r1
-                memo[i, 4], memo[i, 5] = s0, s1
-                # the items' updates and proposals read these rows (the same numbers as
-                # computing them again: :func:`_update`)
-                ep = taus[EPOCH]
-                m = smemo[0, i]
-                m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
-                m[MR], m[MS], m[MLAM], m[ME] = r0, s0, lam0, E0
-                m = smemo[1, i]
-                m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
-                m[MR], m[MS], m[MLAM], m[ME] = r1, s1, lam1, E1
+        srow[e] = i
+        if i >= 0 and memo[i, 0] >= 0.0:
+            mcnt[i] += 1
+            continue
+        lbe = fx[e, JLB]
+        ae, be = a + s_e, b + (n_e - s_e)
+        u0, lam0, E0 = _envelope_parts(ae, be, lbe, taus[0], taus[2], taus[4])
+        u1, lam1, E1 = _envelope_parts(ae, be, lbe, taus[1], taus[3], taus[5])
+        r0, r1 = _rate(u0), _rate(u1)
+        s0, s1 = _bucket(u0), _bucket(u1)
+        if i >= 0:
+            memo[i, 0], memo[i, 1], memo[i, 2], memo[i, 3] = u0, r0, u1, r1
+            msg[i, 0], msg[i, 1] = s0, s1
+            mcnt[i] += 1
+            # the items' updates and proposals read these rows (the same numbers as
+            # computing them again: :func:`_update`)
+            m = smemo[0, i]
+            m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
+            m[MR], m[MS], m[MLAM], m[ME] = r0, s0, lam0, E0
+            m = smemo[1, i]
+            m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
+            m[MR], m[MS], m[MLAM], m[ME] = r1, s1, lam1, E1
         else:
-            r0, r1 = memo[i, 1], memo[i, 3]
-            s0, s1 = int(memo[i, 4]), int(memo[i, 5])
-        it[e, IR], it[e, IR + 1] = r0, r1
-        seg[0, e], seg[1, e] = s0, s1
-        cnt[0, s0 + 1] += 1
-        cnt[1, s1 + 1] += 1
+            it[e, IR], it[e, IR + 1] = r0, r1
+            ix[e, JSEG], ix[e, JSEG + 1] = s0, s1
+            cnt[0, s0 + 1] += 1
+            cnt[1, s1 + 1] += 1
+    for i in range(M):
+        c = mcnt[i]
+        if c > 0:
+            cnt[0, msg[i, 0] + 1] += c
+            cnt[1, msg[i, 1] + 1] += c
     for lv in range(2):
         for s in range(NB):
             cnt[lv, s + 1] += cnt[lv, s]
         for s in range(NB + 1):
             start[lv, s] = cnt[lv, s]
-    p0, p1 = perm[0], perm[1]
+    # buckets, positions and state rows read as uint64: no negative-index fix
+    p0, p1, c0, c1 = perm[0], perm[1], cnt[0], cnt[1]
     for e in range(L):
-        s0, s1 = np.int64(seg[0, e]), np.int64(seg[1, e])
-        q0, q1 = cnt[0, s0], cnt[1, s1]
-        cnt[0, s0], cnt[1, s1] = q0 + 1, q1 + 1
-        p0[q0], p1[q1] = e, e
+        i = srow[e]
+        if i >= 0:
+            ui = np.uint64(i)
+            s0, s1 = np.uint64(msg[ui, 0]), np.uint64(msg[ui, 1])
+            it[e, IR], it[e, IR + 1] = memo[ui, 1], memo[ui, 3]
+        else:
+            s0, s1 = np.uint64(ix[e, JSEG]), np.uint64(ix[e, JSEG + 1])
+        q0, q1 = c0[s0], c1[s1]
+        c0[s0], c1[s1] = q0 + 1, q1 + 1
+        p0[np.uint64(q0)], p1[np.uint64(q1)] = e, e
         ix[e, JSEG], ix[e, JSEG + 1], ix[e, JFLAG] = s0, s1, 0
         ix[e, JPOS], ix[e, JPOS + 1] = q0, q1
     ctr[1] = 0
 
 
-@helper(STEP)
+@helper(HOT)
 def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, wb, res, taus, taken, sel,
             pkey, ctr, stats, dl, memo):  # fmt: skip
     """Step t's list ``sel[:K]`` (module docstring: two levels, then all L samples).
