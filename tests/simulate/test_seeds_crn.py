@@ -15,7 +15,7 @@ from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.experiments import Cell, b_lb_cell
 from cascading_bandits.simulate.models import make_model
 from cascading_bandits.simulate.rng import ATTRACT, policy_keys, uniform_py, users_keys
-from cascading_bandits.simulate.sweep import CELL_TAG, cell_seed, run_cells
+from cascading_bandits.simulate.sweep import CELL_TAG, cell_seed, run_cells, run_experiment
 
 W = tuple(b_lb(8, 2, 0.3, 0.15).weights)
 
@@ -84,38 +84,55 @@ POOL_SAMPLE = (
 )
 
 
-def test_serial_process_pool_and_dask_agree(tmp_path):
+@pytest.fixture(scope="module")
+def executors():
+    """(pool, cluster) shared by this module's comparisons of the serial, process-pool and
+    Dask executors: the process pool ``run_cells(..., workers=2)`` makes
+    (``sweep._make_executor``: two spawned workers, each importing numpy, numba and the
+    simulator, about 2 CPU s together; shut down by the closer it returns, as run_cells
+    does), and an in-process Dask LocalCluster, None without Dask's ``distributed``.
+    Each test started its own of both (``workers=2`` itself still starts one in
+    test_sweep_processes' test_killing_the_main_process_kills_its_workers)."""
+    from cascading_bandits.simulate.sweep import _make_executor
+
+    pool, threads, close = _make_executor(2, None)
+    assert threads == 1  # as in run_cells: one numba thread per cell in a pool worker
+    try:
+        try:
+            import distributed
+        except ImportError:
+            yield pool, None
+            return
+        with distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster:
+            yield pool, cluster
+    finally:
+        close()
+
+
+def test_serial_process_pool_and_dask_agree(tmp_path, executors):
     """A sample of the declared policies gives the same numbers serially, in a process pool
     and on Dask (every policy: the slow test below; serial against threads, every policy:
     test_threads_do_not_change_results)."""
     assert set(POOL_SAMPLE) <= set(specs())
-    _serial_pool_dask_agree(POOL_SAMPLE, tmp_path)
+    _serial_pool_dask_agree(POOL_SAMPLE, tmp_path, *executors)
 
 
 @pytest.mark.slow
-def test_serial_process_pool_and_dask_agree_for_every_policy(tmp_path):
+def test_serial_process_pool_and_dask_agree_for_every_policy(tmp_path, executors):
     """Every declared policy gives the same numbers serially, in a process pool and on Dask."""
-    _serial_pool_dask_agree(specs(), tmp_path)
+    _serial_pool_dask_agree(specs(), tmp_path, *executors)
 
 
-def _serial_pool_dask_agree(policies, tmp_path):
-    from cascading_bandits.simulate.sweep import run_cells
-
+def _serial_pool_dask_agree(policies, tmp_path, pool, cluster):
     cells = [_cell(p, horizon=300, runs=2) for p in policies]
     serial = run_cells(cells, tmp_path / "s", seed=8, workers=1, progress=False)
-    pool = run_cells(cells, tmp_path / "p", seed=8, workers=2, progress=False)
-    results = [serial, pool]
-    try:
+    results = [serial, run_cells(cells, tmp_path / "p", seed=8, executor=pool, progress=False)]
+    if cluster is not None:
         import distributed
-    except ImportError:
-        distributed = None
-    if distributed is not None:
-        with (
-            distributed.LocalCluster(
-                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
-            ) as cluster,
-            distributed.Client(cluster) as client,
-        ):
+
+        with distributed.Client(cluster) as client:
             results.append(
                 run_cells(cells, tmp_path / "d", seed=8, scheduler=client, progress=False)
             )
@@ -124,6 +141,25 @@ def _serial_pool_dask_agree(policies, tmp_path):
             assert a.params["policy"] == b.params["policy"]
             np.testing.assert_array_equal(a.regret, b.regret)
             np.testing.assert_array_equal(a.counts, b.counts)
+
+
+def test_serial_process_pool_and_dask_experiments_are_bit_identical(tmp_path, executors):
+    """An experiment (run_experiment: its cells, seed and parameters) gives the same stored
+    numbers serially, in the process pool and on Dask reached by its scheduler's address
+    (a client of run_experiment's own; the test above hands run_cells a Client)."""
+    pool, cluster = executors
+    if cluster is None:
+        pytest.skip("the optional 'dask' extra is not installed (CI installs it)")
+    serial = run_experiment("dbn", tmp_path / "s", testing=True, workers=1, progress=False)
+    pooled = run_experiment("dbn", tmp_path / "p", testing=True, executor=pool, progress=False)
+    dask = run_experiment(
+        "dbn", tmp_path / "d", testing=True, scheduler=cluster.scheduler_address, progress=False
+    )
+    for a, b, c in zip(serial, pooled, dask, strict=True):
+        np.testing.assert_array_equal(a.regret, b.regret)
+        np.testing.assert_array_equal(a.regret, c.regret)
+        np.testing.assert_array_equal(a.counts, c.counts)
+        assert a.params == b.params == c.params
 
 
 def test_different_seeds_differ():
