@@ -56,9 +56,9 @@ _THIS = sys.modules[__name__]
 
 #: The test files that take longest in the default run (CPU seconds of a worker, its
 #: processes included, measured with xdist, warm numba cache, 27 Nov 2026, less what
-#: f1449e5, 7ed22b0 and 7882198 took off), heaviest first, as their path's parts under
-#: tests/ (a path written out would read as a module name to test_cli_layer's scan of the
-#: docstrings). pytest-xdist's
+#: f1449e5, 7ed22b0 and 7882198 took off; test_seeds_crn measured again after a5e7d00),
+#: heaviest first, as their path's parts under tests/ (a path written out would read as a
+#: module name to test_cli_layer's scan of the docstrings). pytest-xdist's
 #: ``--dist loadfile`` hands each worker one file at a time in collection order
 #: (``--no-loadscope-reorder`` in pyproject.toml; its default order, by number of tests,
 #: sent test_report_quick's 5 tests and their 20 s report near the end, where one long file
@@ -77,11 +77,10 @@ HEAVY_FIRST = (
     ("simulate", "test_click_models.py"),  # 7
     ("simulate", "test_sweep_processes.py"),  # 6.5
     ("test_api_hostile.py",),  # 6.4
-    ("simulate", "test_seeds_crn.py"),  # 6
     ("reports", "test_later_sections.py"),  # 5.6
     ("simulate", "test_semantics.py"),  # 5.3
+    ("simulate", "test_seeds_crn.py"),  # 5 (with the Dask comparison of test_store_sweep_cli)
     ("bounds", "test_theorem3_curve.py"),  # 4.9
-    ("simulate", "test_store_sweep_cli.py"),  # 4.7
     ("bounds", "test_bound_registry.py"),  # 4.5
     ("bounds", "test_garivier_cappe.py"),  # 4.2
 )
