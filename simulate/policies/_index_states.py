@@ -39,22 +39,27 @@ import math
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from cascading_bandits.bounds.indices import safe_log
 from cascading_bandits.simulate.policies._klucb_select import GROW
 from cascading_bandits.simulate.policies._klucb_states import (
     _BT,
+    _CAP0,
     _CNT,
     _EX,
     _N,
+    _NF,
+    _NV,
     _S,
+    _TOP,
     _UBT,
-    _emit,
+    _add,
     _first,
+    _new_table,
     _next,
     states_grow,
     states_move,
-    states_new,
 )
 from cascading_bandits.simulate.policies.kernel import (
     HOT,
@@ -64,11 +69,12 @@ from cascading_bandits.simulate.policies.kernel import (
     observe_w0,
     play,
     step_buffers,
+    zeros_f,
 )
 
 __all__ = [
     "UCB1", "UCBV", "GREEDY", "TSCASCADE", "PAD", "STATES_MIN", "index_of", "step_consts",
-    "index_top", "next_epoch", "index_buffers", "index_loop",
+    "index_top", "next_epoch", "index_buffers", "index_loop", "w0_table",
 ]  # fmt: skip
 
 #: the number of items from which the policies select over the states; below it their
@@ -245,6 +251,42 @@ def _visit(kind, sl, t, z, g, params, sinfo, sval, tops, m, cand, nc):
 
 
 @helper(HOT)
+def _next_below(sl, e, lim, sinfo, bits):
+    """Smallest item id of slot sl above e and below ``lim``, or -1: :func:`._klucb_states._next`
+    with the word scan stopped at ``lim``'s word too (callgrind, cascade-ucbv L = 2048: 2,430
+    instructions a step, 2,455 with the scan bounded by ``lim`` alone). A state's
+    items may lie far apart (at L = 65,536, cascade-egreedy's explored items sit anywhere
+    in 1,024 words): a merge whose list is full wants only the ids below its last one."""
+    w = e >> 6
+    b = e & 63
+    x = bits[sl, w] & ~((np.int64(2) << b) - 1)  # the bits above b (none if b == 63)
+    top = min(sinfo[sl, _TOP], (lim - 1) >> 6)
+    while x == 0:
+        w += 1
+        if w > top:
+            return -1
+        x = bits[sl, w]
+    f = (w << 6) + trailing_zeros(x)
+    return f if f < lim else -1
+
+
+@helper(HOT)
+def _insert_id(e, out, k, nb, r):
+    """Insert id e into ``out[k:k + nb]`` (increasing, at most r ids; when full, e is below
+    its last, which it replaces); returns the new nb."""
+    if nb == r:
+        j = r - 1
+    else:
+        j = nb
+        nb += 1
+    while j > 0 and out[k + j - 1] > e:
+        out[k + j] = out[k + j - 1]
+        j -= 1
+    out[k + j] = e
+    return nb
+
+
+@helper(HOT)
 def _merge_smallest(cur, g_n, sinfo, bits, out, k, m):
     """``out[k:m]``, as far as they reach: the smallest ids of the slots ``cur[:g_n]``
     (states of bit-identical index), increasing; returns the new k.
@@ -254,30 +296,47 @@ def _merge_smallest(cur, g_n, sinfo, bits, out, k, m):
     not below the list's last once the list is full: most tied states cost one ``_first``
     and one comparison. The ids of distinct states are distinct, so the list is the k-way
     merge of their ids cut at m - k (the merge by cursors cost about a third of a
-    cascade-ucbv step at L = 2048, where about six states tie at index 1)."""
+    cascade-ucbv step at L = 2048, where about six states tie at index 1). Once the list
+    is full, the scan for a state's next id stops at the list's last id
+    (:func:`_next_below`): a state's ids may lie far apart (at L = 65,536, cascade-egreedy
+    scanned about 65 words a step for ids the full list then rejected). Taking every
+    state's first id before any state's second (to fill the list sooner) cut that scan
+    further but cost UCB-V at L = 2048 about 9% a step (callgrind): dropped."""
     r = m - k
-    nb = 0
+    nb = np.int64(0)  # not a literal: _insert_id compiles once
     for x in range(g_n):
         sl = np.uint64(cur[x])
         e = _first(sl, sinfo, bits)
+        if nb == r and e >= out[k + r - 1]:
+            continue
         c = sinfo[sl, _CNT]
         while True:
-            if nb == r:
-                if e >= out[k + r - 1]:
-                    break
-                j = r - 1  # e replaces the last
-            else:
-                j = nb
-                nb += 1
-            while j > 0 and out[k + j - 1] > e:
-                out[k + j] = out[k + j - 1]
-                j -= 1
-            out[k + j] = e
+            nb = _insert_id(e, out, k, nb, r)
             c -= 1
             if c == 0:  # its last item: no scan for another
                 break
-            e = _next(sl, e, sinfo, bits)
+            if nb < r:
+                e = _next(sl, e, sinfo, bits)
+            else:  # only an id below the list's last can enter
+                e = _next_below(sl, e, out[k + r - 1], sinfo, bits)
+                if e < 0:
+                    break
     return k + nb
+
+
+@helper(HOT)
+def _emit_one(sl, sinfo, bits, out, k, m):
+    """Append the smallest ids of slot sl to ``out[k:m]`` (k < m); returns the new k. As
+    :func:`._klucb_states._emit`, without the scan for an id after the last one wanted."""
+    e = _first(sl, sinfo, bits)
+    c = sinfo[sl, _CNT]
+    while True:
+        out[k] = e
+        k += 1
+        c -= 1
+        if c == 0 or k >= m:
+            return k
+        e = _next(sl, e, sinfo, bits)
 
 
 @helper(HOT)
@@ -298,7 +357,7 @@ def emit_above(tops, cand, nc, m, sinfo, sval, bits, cur, out):
     fills the list from them and rejects each other state on its first id."""
     tau = tops[m - 1]
     v = tops[0]
-    g_n = 0  # the candidates of index exactly v (in order)
+    g_n = np.int64(0)  # the candidates of index exactly v (in order; not a literal: one compile)
     nk = 0  # the others at least tau, kept in cand (in order)
     vmax = -np.inf  # their largest index
     for i in range(nc):
@@ -312,10 +371,10 @@ def emit_above(tops, cand, nc, m, sinfo, sval, bits, cur, out):
             nk += 1
             if x > vmax:
                 vmax = x
-    k = 0
+    k = np.int64(0)  # not a literal: the merges compile once
     while True:
         if g_n == 1:
-            k = _emit(cur[0], sinfo, bits, out, k, m)
+            k = _emit_one(np.uint64(cur[0]), sinfo, bits, out, k, m)
         else:
             k = _merge_smallest(cur, g_n, sinfo, bits, out, k, m)
         if k >= m or nk == 0:
@@ -350,8 +409,79 @@ def next_epoch(t, t_ep):
 @helper(INNER)
 def index_buffers(L, K):
     """(tops (K,) float, cand (L,) int, cur (L,) int): :func:`index_top`'s work arrays
-    (allocated in a helper, with the allocators every kernel compiles anyway)."""
+    (allocated in a helper, with the allocators every kernel compiles anyway). L may be
+    the slots of the state table (``perm.size``, at least the alive states), allocated
+    again when the table grows."""
     return np.empty(K), np.zeros(L, np.int64), np.zeros(L, np.int64)
+
+
+@helper(INNER)
+def w0_table(S):
+    """The state table of Algorithm 1's initial observation (``S`` (L,) in {0, 1}, N = 1:
+    :func:`.kernel.observe_w0`'s): ``states_new(S.reshape((1, L)), N.reshape((1, L)))``,
+    array for array, built a word of the bitsets at a time.
+
+    ``states_new`` takes the items one by one (a hash probe or an append each, through
+    row views that numba reference-counts: about 70 instructions an item, a third of a
+    cascade-egreedy run's set-up at L = 65,536). Here the two states (0, 1) and (1, 1)
+    are opened by ``_add`` for their first items, as states_new opens them (item 0's state
+    in slot 0, the other in slot 1), then every item's bit, slot and the counts are set
+    from one pass over S.
+    """
+    L = S.size
+    W = (L + 63) // 64
+    # states_new's arrays for B = 1 (the same allocators; tests compare the two builds)
+    sinfo = np.zeros(_CAP0 * _NF, np.int64).reshape((1, _CAP0, _NF))
+    sval = zeros_f(_CAP0 * _NV).reshape((1, _CAP0, _NV))
+    bits = np.zeros(_CAP0 * W, np.int64).reshape((1, _CAP0, W))
+    perm = np.zeros(_CAP0, np.int64).reshape((1, _CAP0))
+    pub = np.empty(_CAP0).reshape((1, _CAP0))
+    for i in range(_CAP0):
+        perm[0, i] = i
+        pub[0, i] = np.inf
+    table, tmask = _new_table(np.int64(1), np.int64(_CAP0))  # states_grow's types: one compile
+    islot = np.zeros(L, np.int64).reshape((1, L))
+    meta = np.zeros(3, np.int64).reshape((1, 3))
+    meta[0, 1] = -1
+    si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
+    ta, isl, me = table[0], islot[0], meta[0]
+    one = np.int64(1)  # not literals: _add compiles once (states_new's types)
+    e1 = np.int64(0)
+    _add(e1, S[0], one, 0.0, isl, si, sv, bi, pe, pu, ta, tmask, me)
+    while e1 < L and S[e1] == S[0]:
+        e1 += 1
+    if e1 < L:
+        _add(e1, S[e1], one, 0.0, isl, si, sv, bi, pe, pu, ta, tmask, me)
+    sl1 = isl[0] if S[0] == 1 else (isl[e1] if e1 < L else 0)  # the slot of (1, 1)
+    sl0 = isl[0] if S[0] == 0 else (isl[e1] if e1 < L else 0)  # of (0, 1)
+    c1 = 0
+    last0 = -1
+    last1 = -1
+    for w in range(W):
+        lo = w << 6
+        hi = min(lo + 64, L)
+        m1 = np.int64(0)
+        for e in range(lo, hi):
+            if S[e] != 0:
+                m1 |= np.int64(1) << (e - lo)
+                isl[e] = sl1
+                last1 = e
+                c1 += 1
+            else:
+                isl[e] = sl0
+                last0 = e
+        full = np.int64(-1) if hi - lo == 64 else (np.int64(1) << (hi - lo)) - 1
+        if m1 != 0:
+            bi[sl1, w] |= m1
+        if full & ~m1 != 0:
+            bi[sl0, w] |= full & ~m1
+    if last1 >= 0:
+        si[sl1, _CNT] = c1
+        si[sl1, _TOP] = last1 >> 6
+    if last0 >= 0:
+        si[sl0, _CNT] = L - c1
+        si[sl0, _TOP] = last0 >> 6
+    return sinfo, sval, bits, perm, pub, table, tmask, islot, meta
 
 
 @numba.njit(cache=True, inline="always")
@@ -359,17 +489,15 @@ def index_loop(env, params, ukey, regret_out, counts_out, trace, kind):
     """A cascade learner (Algorithm 1: ``w_0``, then the K largest indices each step) whose
     index is of ``kind``, selected over the states; inlined in each policy's kernel."""
     code, attract, satisfy, gamma, K, n, order, fstar, checkpoints, lazy = env
-    L = attract.size
     S, N = observe_w0(ukey, attract)
-    st = step_buffers(L, K)
+    st = step_buffers(1, K)  # its idx and taken (L,) are not read here: one element each
     idx, taken, sel, lst, clicks, scratch = st
-    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(
-        S.reshape((1, L)), N.reshape((1, L))
-    )
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = w0_table(S)
     # one table: its rows, taken once (a view made per step costs reference counting)
     si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
     ta, isl, me = table[0], islot[0], meta[0]
-    tops, cand, cur = index_buffers(L, K)
+    # work arrays of one entry per slot, not per item (1 MB zeroed a run at L = 65,536)
+    tops, cand, cur = index_buffers(pe.size, K)
     ninc = np.int64(0)  # not literals: callees compile once
     t_ep = np.int64(0)
     g_ep = 0.0
@@ -390,6 +518,7 @@ def index_loop(env, params, ukey, regret_out, counts_out, trace, kind):
             g = states_grow(sinfo, sval, bits, perm, pub, table)
             sinfo, sval, bits, perm, pub, table, tmask = g
             si, sv, bi, pe, pu, ta = sinfo[0], sval[0], bits[0], perm[0], pub[0], table[0]
+            tops, cand, cur = index_buffers(pe.size, K)
         for k in range(nobs):
             states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
     finish(N, counts_out)

@@ -26,12 +26,9 @@ from cascading_bandits.simulate.policies._index_states import (
     STATES_MIN,
     index_buffers,
     index_top,
+    w0_table,
 )
-from cascading_bandits.simulate.policies._klucb_states import (
-    states_grow,
-    states_move,
-    states_new,
-)
+from cascading_bandits.simulate.policies._klucb_states import states_grow, states_move
 from cascading_bandits.simulate.policies._random_list import list_buffers, random_list
 from cascading_bandits.simulate.policies.kernel import (
     NJIT,
@@ -77,14 +74,12 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
     eps = params[0]
     L = attract.size
     S, N = observe_w0(ukey, attract)
-    st = step_buffers(L, K)
+    st = step_buffers(1, K)  # its idx and taken (L,) are not read here: one element each
     idx, taken, sel, lst, clicks, scratch = st
-    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(
-        S.reshape((1, L)), N.reshape((1, L))
-    )
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = w0_table(S)
     si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
     ta, isl, me = table[0], islot[0], meta[0]
-    tops, cand, cur = index_buffers(L, K)
+    tops, cand, cur = index_buffers(pe.size, K)  # one entry per slot (again when it grows)
     keys, vals = list_buffers(K)
     kind = np.int64(GREEDY)
     ninc = np.int64(0)  # not literals: callees compile once
@@ -105,6 +100,7 @@ def kernel_states(env, params, ukey, pkey, regret_out, counts_out, trace):
             g = states_grow(sinfo, sval, bits, perm, pub, table)
             sinfo, sval, bits, perm, pub, table, tmask = g
             si, sv, bi, pe, pu, ta = sinfo[0], sval[0], bits[0], perm[0], pub[0], table[0]
+            tops, cand, cur = index_buffers(pe.size, K)
         for k in range(nobs):
             states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
     finish(N, counts_out)

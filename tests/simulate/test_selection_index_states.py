@@ -171,3 +171,63 @@ def test_top_uniforms_is_select_top(L, K):
         want = np.zeros(K, np.int64)
         select_top(idx, K, np.empty(L, np.bool_), want)
         np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("L", [1, 2, 63, 64, 65, 300, 2048, 65536])
+def test_w0_table_is_states_new(L):
+    """w0_table builds states_new's table of w_0 (N = 1, S in {0, 1}), array for array:
+    random S, all 0, all 1, and one 1 at the end (the second state's first item last)."""
+    from cascading_bandits.simulate.policies import _klucb_states as kst
+
+    w0_table, states_new = python_twin(ist.w0_table), python_twin(kst.states_new)
+    rng = np.random.default_rng(L)
+    last = np.zeros(L, np.int64)
+    last[-1] = 1
+    for S in (
+        (rng.random(L) < 0.2).astype(np.int64),
+        np.zeros(L, np.int64),
+        np.ones(L, np.int64),
+        last,
+    ):
+        got = w0_table(S)
+        want = states_new(S.reshape((1, L)), np.ones((1, L), np.int64))
+        assert len(got) == len(want)
+        for a, b in zip(got, want, strict=True):
+            if isinstance(b, np.ndarray):
+                assert a.dtype == b.dtype and a.shape == b.shape
+                np.testing.assert_array_equal(a, b)
+            else:
+                assert a == b
+
+
+def test_merge_smallest_is_the_smallest_ids():
+    """_merge_smallest on states of spread ids (a word scan may cross hundreds of words):
+    out[k:] holds the smallest ids of the union of the states, increasing, as far as they
+    reach; the ids before k are kept."""
+    from cascading_bandits.simulate.policies import _klucb_states as kst
+
+    merge, states_new = python_twin(ist._merge_smallest), python_twin(kst.states_new)
+    rng = np.random.default_rng(5)
+    L = 9000
+    for _ in range(60):
+        # a few states of (S, N) = (s, 3), their items drawn far apart or in runs
+        ns = int(rng.integers(1, 6))
+        S = rng.integers(0, ns + 1, L)
+        if rng.random() < 0.5:  # sparse: most items in state (ns, 3), few in the others
+            S = np.where(rng.random(L) < 0.003, S, ns)
+        sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_new(
+            S.reshape((1, L)).astype(np.int64), np.full((1, L), 3, np.int64)
+        )
+        si, bi = sinfo[0], bits[0]
+        slots = np.unique(islot[0])
+        g = rng.choice(slots, size=int(rng.integers(1, slots.size + 1)), replace=False)
+        m = int(rng.integers(1, 9))
+        k = int(rng.integers(0, m))
+        out = np.full(m, -7, np.int64)
+        cur = np.zeros(slots.size, np.int64)
+        cur[: g.size] = g
+        k2 = merge(cur, np.int64(g.size), si, bi, out, np.int64(k), np.int64(m))
+        ids = np.sort(np.flatnonzero(np.isin(islot[0], g)))[: m - k]
+        assert k2 == k + ids.size
+        np.testing.assert_array_equal(out[k:k2], ids)
+        assert (out[:k] == -7).all()
