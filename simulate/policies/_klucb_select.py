@@ -8,13 +8,89 @@ the distinct (S, N) states instead (:mod:`._klucb_states`).
 
 from __future__ import annotations
 
+import math
+
+import numba
 import numpy as np
 
 from cascading_bandits.bounds.indices import klucb_threshold_scalar
-from cascading_bandits.bounds.kl import _log_ratio_scalar, kl_scalar, klucb_scalar
+from cascading_bandits.bounds.kl import _log_ratio_scalar, klucb_scalar
+from cascading_bandits.simulate import jitopts
 from cascading_bandits.simulate.jitopts import HOT, STEP, helper
 
-__all__ = ["PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "FW", "IW", "TAYLOR", "epoch"]
+__all__ = [
+    "PAD", "GROW", "GROUP_MIN", "GROUP_MIN_RANKED", "FW", "IW", "TAYLOR", "epoch", "cold",
+    "klucb_cold",
+]  # fmt: skip
+
+
+# --------------------------------------------------------------------------
+# Cold paths: called, never inlined
+# --------------------------------------------------------------------------
+class _NoInlineLibrary(jitopts.LinkOnlyLibrary):
+    """A link-only library whose own functions LLVM never inlines into a caller."""
+
+    def add_ir_module(self, ir_module):
+        for fn in ir_module.functions:
+            if not fn.is_declaration and "alwaysinline" not in fn.attributes:
+                fn.attributes.add("noinline")
+        super().add_ir_module(ir_module)
+
+
+class _NoInlineCompiler(jitopts._LinkOnlyCompiler):
+    def compile_extra(self, func):
+        if self.state.library is None:
+            lib = _NoInlineLibrary(self.state.targetctx.codegen(), func.__qualname__)
+            lib.enable_object_caching()
+            self.state.library = lib
+        return super().compile_extra(func)
+
+
+# forceinline False, not left unset: numba gives a function compiled while a caller compiles
+# (its first call found by type inference) the caller's forceinline if its own is unset, so a
+# STEP helper first called from a HOT one was compiled "alwaysinline" after all
+_COLD = dict(STEP, forceinline=False)
+
+
+def cold(fn):
+    """Decorator: a helper (:data:`STEP` options) for paths a step rarely takes, which
+    callers call and LLVM never inlines (``noinline``); best with scalar arguments (an
+    array argument moves seven or nine machine words a call).
+
+    Every STEP helper here was first compiled inside a HOT caller's compilation, so it was
+    force-inlined after all (see ``_COLD``), and LLVM's inliner put the ``klucb_scalar``
+    and ``kl_scalar`` it calls into every call site of every caller: a first ranked-klucb
+    kernel (L = 2048) held 140 inlined logarithms, most of them in copies of the same
+    rarely taken branches, and their optimisation and code generation were the largest
+    single part of its compile. A cold helper is one copy in the kernel's module, called.
+    Without :data:`jitopts.LINK_ONLY`, a helper with :data:`STEP` options and
+    ``forceinline=False``.
+    """
+    if not jitopts.LINK_ONLY:
+        return helper(_COLD)(fn)
+    ref = numba.njit(**_COLD)(fn)  # numba's own reading of the options
+    disp = jitopts.HelperDispatcher(
+        py_func=fn,
+        locals=ref.locals,
+        targetoptions=ref.targetoptions,
+        pipeline_class=_NoInlineCompiler,
+    )
+    disp.enable_caching()
+    return disp
+
+
+@cold
+def klucb_cold(mean, count, threshold):
+    """klucb_scalar(mean, count, threshold), called: one copy of its code for all callers."""
+    return klucb_scalar(mean, count, threshold)
+
+
+@helper(HOT)
+def _log_ratios(p, q):
+    """(log(p / q), log((1 - p) / (1 - q))) for 0 < p < q < 1: kl_scalar's own two log
+    ratios, so that ``p * a + (1.0 - p) * b`` is kl_scalar(p, q) bit for bit."""
+    d = q - p
+    return _log_ratio_scalar(p, q, d), _log_ratio_scalar(1.0 - p, 1.0 - q, -d)
 
 
 # --------------------------------------------------------------------------
@@ -115,8 +191,7 @@ def _new_ref(F, Ist, e, p, q0):
     """A reference at q0 for the state of mean p (0 < p < q0 < 1): kl and its p-slope from
     the two log ratios of kl_scalar's own formula (the same kl value, bit for bit)."""
     d = q0 - p
-    a = _log_ratio_scalar(p, q0, d)  # log(p / q0)
-    b = _log_ratio_scalar(1.0 - p, 1.0 - q0, -d)  # log((1 - p) / (1 - q0))
+    a, b = _log_ratios(p, q0)  # log(p / q0), log((1 - p) / (1 - q0))
     k = p * a + (1.0 - p) * b
     ke = _ULP * (p * abs(a) + (1.0 - p) * abs(b)) + 1e-300  # logs, products, sum: < 8 ulps
     F[e, Q0] = q0
@@ -131,7 +206,7 @@ def _new_ref(F, Ist, e, p, q0):
     Ist[e, NT] = 1
 
 
-@helper(STEP)
+@helper(HOT)
 def _set_ref(S, N, F, Ist, e, th):
     """Make item e's bracket data valid for its current state.
 
@@ -170,7 +245,7 @@ def _set_ref(S, N, F, Ist, e, th):
             return
     q0 = F[e, QN]
     if not (p < q0 < 1.0):
-        q0 = klucb_scalar(p, T, th)
+        q0 = klucb_cold(p, T, th)
         if not (p < q0 < 1.0):
             q0 = 0.5 * (p + 1.0)
     _new_ref(F, Ist, e, p, q0)
@@ -192,17 +267,18 @@ def _ends(p, q0, r, klo, khi, id0, ik):
 
 
 @helper(HOT)
-def _bracket(p, T, th, q0, k0, id0):
-    """(lo, hi, q_next): klucb_scalar(p, T, th) lies in [lo, hi], exact if lo == hi.
-
-    From the point q0 in (p, 1) with ``k0 = kl(p, q0)`` and ``id0 = 1 / h'(q0)``
-    (:func:`_ends`): no kl evaluation. ``q_next`` is the Newton point. The closed-form
-    cases (T = 0, p = 0 or 1, th <= 0) are exact.
-    """
-    if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0:
-        v = klucb_scalar(p, T, th)
-        return v, v, v
-    return _ends(p, q0, th / T, k0, k0, id0, 1.0 / k0)
+def _closed_index(p, T, th):
+    """klucb_scalar(p, T, th) for an index of closed form (T <= 0, p <= 0 or >= 1, th <=
+    0), by klucb_scalar's own operations for those cases (the same value, bit for bit),
+    inline; any other case is klucb_scalar itself, called (:func:`klucb_cold`)."""
+    if T <= 0.0 or p >= 1.0:
+        return 1.0
+    r = th / T
+    if r <= 0.0:
+        return p
+    if p <= 0.0:
+        return -math.expm1(-r)
+    return klucb_cold(p, T, th)
 
 
 @helper(HOT)
@@ -212,23 +288,12 @@ def _bracket_ref(N, F, e, th):
     there in place of divisions; returns (lo, hi, q_next)."""
     ik = F[e, IK0]
     if ik == 0.0 or th <= 0.0:
-        v = klucb_scalar(F[e, P], float(N[e]), th)
+        v = _closed_index(F[e, P], float(N[e]), th)
         return v, v, v
     return _ends(F[e, P], F[e, Q0], th * F[e, IT], F[e, KLO], F[e, KHI], F[e, ID0], ik)
 
 
 @helper(HOT)
-def _bracket_at(p, T, th, q0):
-    """(lo, hi, exact, q_next): :func:`_bracket` from the point q0 with one kl evaluation,
-    for callers that keep no reference (the state selection, :mod:`._klucb_states`)."""
-    if T <= 0.0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
-        v = klucb_scalar(p, T, th)
-        return v, v, True, v
-    lo, hi, qn = _bracket(p, T, th, q0, kl_scalar(p, q0), q0 * (1.0 - q0) / (q0 - p))
-    return lo, hi, False, qn
-
-
-@helper(STEP)
 def _set_ub(S, N, F, Ist, U, e, th, th_ep):
     """Item e's upper bound for the steps up to the current epoch's end (threshold
     ``th_ep``; ``U[L]`` names the epoch): the top of its bracket there, from its reference
@@ -321,7 +386,7 @@ def _lazy_prepare(S, N, F, Ist, U, t, th, t_ep, th_ep, inc, ninc, m, shown, tops
     return kept
 
 
-@helper(STEP)
+@helper(HOT)
 def _refine(S, N, F, Ist, th, e):
     """Second-order bracket of item e's index from its Newton point q1 = F[e, QN] >= root.
 

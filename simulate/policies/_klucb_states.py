@@ -66,8 +66,14 @@ import math
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from cascading_bandits.bounds.kl import kl_scalar, klucb_scalar
-from cascading_bandits.simulate.policies._klucb_select import PAD, _ends
+from cascading_bandits.bounds.kl import klucb_scalar
+from cascading_bandits.simulate.policies._klucb_select import (
+    PAD,
+    _closed_index,
+    _ends,
+    _log_ratios,
+    cold,
+)
 from cascading_bandits.simulate.policies.kernel import HOT, INNER, helper, zeros_f
 
 __all__ = ["states_new", "states_grow", "states_move", "states_top", "states_pick"]
@@ -343,13 +349,14 @@ def states_new(S, N):
         for i in range(_CAP0):
             perm[b, i] = i
             pub[b, i] = np.inf
-    table, tmask = _new_table(B, _CAP0)
+    table, tmask = _new_table(B, np.int64(_CAP0))  # (not a literal: states_grow's signature)
     islot = np.zeros(B * L, np.int64).reshape((B, L))
     # alive states, epoch of pub, length of states_pick's sorted run (0: none)
     meta = np.zeros(3 * B, np.int64).reshape((B, 3))
     for b in range(B):
         meta[b, 1] = -1
-        sl = -1  # the state of the previous item: the next one is often in it too (no probe)
+        sl = np.int64(-1)  # the state of the previous item: the next one is often in it too
+        # (no probe); not a literal -1, which typed a second _append
         for e in range(L):
             if sl >= 0 and S[b, e] == sinfo[b, sl, _S] and N[b, e] == sinfo[b, sl, _N]:
                 _append(e, sl, islot[b], sinfo[b], bits[b])
@@ -401,7 +408,7 @@ def _advance(sl, e, sinfo, bits):
     return _next(sl, e, sinfo, bits)
 
 
-@helper(HOT)
+@cold
 def _exact(sl, th, sinfo, sval):
     """Settle slot sl's bracket to its exact index (klucb_scalar, as the plain loop); the
     index becomes the state's reference point."""
@@ -428,54 +435,52 @@ def _bracket_state(sl, th, sinfo, sval):
     ulps, far inside PAD, as in the bracketed selection). A state of S = 0 brackets its
     closed-form index from the one kept at an earlier threshold (no exp) while the
     bracket is narrower than about LOOSE. Other closed-form indices (N = 0, p = 1,
-    th <= 0), a first S = 0 bracket and a reference outside (p, 1) give the exact index
-    (klucb_scalar).
+    th <= 0) and a reference outside (p, 1) give the exact index
+    (:func:`._klucb_select._closed_index`: klucb_scalar, its closed forms inline); a new
+    reference's kl is :func:`_kl_ref`'s (called).
     """
     k0 = sval[sl, _K0]
-    if k0 >= 0.0 and th > 0.0:
-        # a kept reference: made in (p, 1) for this state (a new reference point, _add,
-        # _settle, _exact, sets _K0 < 0), so no closed form and no range check
-        lo, hi, qn = _ends(
-            sval[sl, _P], sval[sl, _Q], th * sval[sl, _IN], k0, k0, sval[sl, _ID0], sval[sl, _IK]
-        )
-    else:
+    if not (k0 >= 0.0 and th > 0.0):  # no kept reference that serves
+        if k0 == _ZREF and th > 0.0:  # (only a state of S = 0 < N keeps _ZREF)
+            # p = 0: klucb_scalar's closed form -expm1(-r), r = th / N, from its value q0
+            # at a kept r0 (_P holds r0): 1 - q = (1 - q0) exp(-d), d = r - r0, and 1 - d <=
+            # exp(-d) <= 1 - d + d^2 for |d| <= 1; the terms' rounding and expm1's (an ulp)
+            # are far inside PAD. No exp, no division a step.
+            d = th * sval[sl, _IN] - sval[sl, _P]
+            if d * d <= LOOSE:
+                u = 1.0 - sval[sl, _Q]
+                sval[sl, _QN] = sval[sl, _Q]  # an overlap settles it exactly (_settle)
+                return 1.0 - u * (1.0 - d + d * d) - PAD, 1.0 - u * (1.0 - d) + PAD, False
         s = sinfo[sl, _S]
         n = sinfo[sl, _N]
-        if s == 0 and n > 0 and th > 0.0:
-            # p = 0: klucb_scalar's closed form -expm1(-r), r = th / N, from its value q0 at
-            # a kept r0 (_K0 == _ZREF; _P holds r0): 1 - q = (1 - q0) exp(-d), d = r - r0,
-            # and 1 - d <= exp(-d) <= 1 - d + d^2 for |d| <= 1; the terms' rounding and
-            # expm1's (an ulp) are far inside PAD. No exp, no division a step.
-            if k0 == _ZREF:
-                d = th * sval[sl, _IN] - sval[sl, _P]
-                if d * d <= LOOSE:
-                    u = 1.0 - sval[sl, _Q]
-                    sval[sl, _QN] = sval[sl, _Q]  # an overlap settles it exactly (_settle)
-                    return 1.0 - u * (1.0 - d + d * d) - PAD, 1.0 - u * (1.0 - d) + PAD, False
+        p = s / n if n > 0 else 0.0
+        q0 = sval[sl, _Q]
+        if s == 0 and n > 0 and th > 0.0:  # at a new r0, kept (_ZREF)
             r0 = th / float(n)
-            v = -math.expm1(-r0)  # klucb_scalar(0.0, n, th)'s own operations (no second
-            # inlined copy of klucb_scalar to compile)
+            v = -math.expm1(-r0)  # klucb_scalar(0.0, n, th)'s own operations (no call)
             sval[sl, _QN] = v
             sval[sl, _Q] = v
             sval[sl, _P] = r0
             sval[sl, _IN] = 1.0 / float(n)
             sval[sl, _K0] = _ZREF
             return v, v, True
-        p = s / n if n > 0 else 0.0
-        q0 = sval[sl, _Q]
         if n <= 0 or p <= 0.0 or p >= 1.0 or th <= 0.0 or not (p < q0 < 1.0):
-            v = klucb_scalar(p, float(n), th)
+            v = _closed_index(p, float(n), th)  # (klucb_scalar's value; its closed forms inline)
             sval[sl, _QN] = v
             sval[sl, _Q] = v  # the next reference (in (p, 1) unless the index has a closed form)
             sval[sl, _K0] = -1.0
             return v, v, True
-        k0 = kl_scalar(p, q0)
+        # a new reference: kl(p, q0) (kl_scalar's value, from its log ratios) and the rest
+        k0 = _kl_ref(p, q0)
         sval[sl, _K0] = k0
         sval[sl, _ID0] = q0 * (1.0 - q0) / (q0 - p)
         sval[sl, _IK] = 1.0 / k0
         sval[sl, _P] = p
         sval[sl, _IN] = 1.0 / float(n)
-        lo, hi, qn = _ends(p, q0, th * sval[sl, _IN], k0, k0, sval[sl, _ID0], sval[sl, _IK])
+    # from the reference (kept, or just made: _P, _Q, _IN, _ID0, _IK are its, as above)
+    lo, hi, qn = _ends(
+        sval[sl, _P], sval[sl, _Q], th * sval[sl, _IN], k0, k0, sval[sl, _ID0], sval[sl, _IK]
+    )
     sval[sl, _QN] = qn
     if hi - lo > LOOSE:  # the root has moved away from q0: the next bracket starts from qn
         sval[sl, _Q] = qn
@@ -483,7 +488,16 @@ def _bracket_state(sl, th, sinfo, sval):
     return lo, hi, False
 
 
-@helper(HOT)
+@cold
+def _kl_ref(p, q):
+    """kl(p, q) for 0 < p < q < 1, kl_scalar's value bit for bit (from its own log ratios),
+    called: one copy of its logarithms for every bracket site (scalars in and out: a call
+    moves three machine words, where an array argument moves seven or nine)."""
+    a, b = _log_ratios(p, q)
+    return p * a + (1.0 - p) * b
+
+
+@cold
 def _settle(sl, t, th, sinfo, sval):
     """Narrow slot sl's bracket, which overlaps another: the first time in step t move the
     reference to its Newton point (one kl; the bracket shrinks to second order), else the
@@ -570,7 +584,7 @@ def states_top(
 
     The same list as :func:`simulate.policies.kernel.select_top` on
     ``klucb_scalar(S[e] / N[e], N[e], th)``. Each candidate state gets a bracket of its
-    index (:func:`._klucb_select._bracket_at`, one kl from its reference point). tau, the
+    index (:func:`_bracket_state`, from its reference point: no kl once made). tau, the
     m-th largest lower end (with multiplicity) among the candidates so far, starting with
     the states of the incumbents ``inc[:ninc]`` (items likely to be on top), is at most
     the m-th largest index; a state whose upper bound is below tau has none of the m

@@ -125,19 +125,26 @@ def _grouped_buffers(L, K):
 def _grouped_steps(
     t, n, c, K, code, attract, satisfy, gamma, order, fstar, checkpoints, trace, regret_out,
     ukey, S, N, sel, lst, clicks, scratch, isl, si, sv, bi, pe, pu, ta, tmask, me, tops, cand,
-    cur, cum, j, ninc, t_ep, th_ep,
+    cur, cum, j, ninc, t_ep, th_ep, nobs,
 ):  # fmt: skip
-    """Steps t, t + 1, ... of :func:`kernel_grouped` on one state table, until step n is
-    done or a step's moves need more slots than are free.
+    """The moves of step t - 1 (``lst[:nobs]``), then steps t, t + 1, ... of
+    :func:`kernel_grouped` on one state table, until step n is done or a step's moves need
+    more slots than are free.
 
-    Returns ``(t, cum, j, ninc, t_ep, th_ep, nobs)``: t > n when done, else the step whose
-    ``nobs`` moves (``lst[:nobs]``) are left to make after the tables grow. The loop lives
-    in a helper without numba's runtime because the kernel's loop reassigns the tables when
-    they grow, and numba then counted a reference of each of those eleven arrays every
-    step (an atomic increment and decrement each: 22 runtime calls a step).
+    Returns ``(t, cum, j, ninc, t_ep, th_ep, nobs)``: t > n when done, else the next step,
+    the moves of step t - 1 (``lst[:nobs]``) left to make after the tables grow (the
+    kernel calls again with them). The loop lives in a helper without numba's runtime
+    because the kernel's loop reassigns the tables when they grow, and numba then counted
+    a reference of each of those eleven arrays every step (an atomic increment and
+    decrement each: 22 runtime calls a step). The moves have one call site, here: each
+    inlined copy of states_move was more code for LLVM to optimise (the kernel made the
+    moves after a growth itself before).
     """
-    nobs = np.int64(0)
-    while t <= n:
+    while True:
+        for k in range(nobs):  # step t - 1's moves
+            states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
+        if t > n:
+            return t, cum, j, ninc, t_ep, th_ep, nobs
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
         states_top(t, th, t_ep, th_ep, sel, ninc, K, isl, si, sv, bi, pe, pu, me, tops, cand, cur,
@@ -147,12 +154,9 @@ def _grouped_steps(
             t, S, N, ukey, cum, j, code, attract, satisfy, gamma, K, order, fstar, checkpoints,
             sel, lst, clicks, scratch, trace, regret_out,
         )  # fmt: skip
+        t += 1
         if pe.size - me[0] < K:  # each move may open one state: the caller grows the tables
             return t, cum, j, ninc, t_ep, th_ep, nobs
-        for k in range(nobs):
-            states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
-        t += 1
-    return t, cum, j, ninc, t_ep, th_ep, nobs
 
 
 @numba.njit(**NJIT)
@@ -176,20 +180,18 @@ def kernel_grouped(env, params, ukey, pkey, regret_out, counts_out, trace):
     th_ep = 0.0
     cum, j = 0.0, np.int64(0)
     t = np.int64(1)
-    while t <= n:  # once, and once more after each growth of the tables
+    nobs = np.int64(0)
+    while True:  # once, and once more after each growth of the tables
         t, cum, j, ninc, t_ep, th_ep, nobs = _grouped_steps(
             t, n, c, K, code, attract, satisfy, gamma, order, fstar, checkpoints, trace,
             regret_out, ukey, S, N, sel, lst, clicks, scratch, isl, si, sv, bi, pe, pu, ta, tmask,
-            me, tops, cand, cur, cum, j, ninc, t_ep, th_ep,
+            me, tops, cand, cur, cum, j, ninc, t_ep, th_ep, nobs,
         )  # fmt: skip
-        if t > n:
+        if t > n:  # (step n's moves, if left, change no decision)
             break
-        g = states_grow(sinfo, sval, bits, perm, pub, table)  # then step t's moves
+        g = states_grow(sinfo, sval, bits, perm, pub, table)  # then step t - 1's moves
         sinfo, sval, bits, perm, pub, table, tmask = g
         si, sv, bi, pe, pu, ta = sinfo[0], sval[0], bits[0], perm[0], pub[0], table[0]
-        for k in range(nobs):
-            states_move(lst[k], S, N, isl, si, sv, bi, pe, pu, ta, tmask, me)
-        t += 1
     finish(N, counts_out)
 
 

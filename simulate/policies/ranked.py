@@ -259,17 +259,27 @@ def _run_lazy(env, c, ukey, regret_out, counts_out, trace, rba):
 def _grouped_steps(
     t, n, c, K, model, attract, satisfy, gamma, fstar, checkpoints, ukey, trace, regret_out,
     rba, S, N, counts, shown, chosen, lst, clicks, scratch, ubt, cand, cur, sinfo, sval, bits,
-    perm, pub, table, tmask, islot, meta, cum, j, t_ep, th_ep,
+    perm, pub, table, tmask, islot, meta, cum, j, t_ep, th_ep, moves,
 ):  # fmt: skip
-    """Steps t, t + 1, ... of :func:`_run_grouped`, until step n is done or a table is full
-    before a step's moves. Returns ``(t, cum, j, t_ep, th_ep)``: t > n when done, else the
-    step whose moves (one per bandit) are left to make after the tables grow.
+    """Step t - 1's moves (one per bandit) if ``moves``, then steps t, t + 1, ... of
+    :func:`_run_grouped`, until step n is done or a table is full before a step's moves.
+    Returns ``(t, cum, j, t_ep, th_ep, moves)``: t > n when done, else the next step, and
+    whether step t - 1's moves are left to make after the tables grow (the kernel calls
+    again with them).
 
     The loop lives in a helper without numba's runtime: the kernel's loop reassigns the
     tables when they grow, and numba then counted a reference of each of those six arrays
-    every step (an atomic increment and decrement each).
+    every step (an atomic increment and decrement each). The moves have one call site,
+    here (the kernel made them after a growth itself before: one more inlined copy of
+    states_move for LLVM to optimise).
     """
-    while t <= n:
+    while True:
+        if moves:
+            for k in range(K):  # bandit k updated one item (_feedback)
+                e = chosen[k] if rba else lst[k]
+                _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)
+        if t > n:
+            return t, cum, j, t_ep, th_ep, moves
         th = klucb_threshold_scalar(float(t), c)
         t_ep, th_ep = epoch(t, c, t_ep, th_ep)
         for k in range(K):
@@ -284,14 +294,11 @@ def _grouped_steps(
         )  # fmt: skip
         for k in range(K):  # shown is all False between steps: O(K), not O(L), a step
             shown[lst[k]] = False
+        t += 1
+        moves = True
         for k in range(K):  # a move may open one state per table: the caller grows them
             if meta[k, 0] == perm.shape[1]:
-                return t, cum, j, t_ep, th_ep
-        for k in range(K):  # bandit k updated one item (_feedback)
-            e = chosen[k] if rba else lst[k]
-            _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)
-        t += 1
-    return t, cum, j, t_ep, th_ep
+                return t, cum, j, t_ep, th_ep, moves
 
 
 @numba.njit(inline="always", **NJIT)
@@ -307,20 +314,17 @@ def _run_grouped(env, c, ukey, regret_out, counts_out, trace, rba):
     th_ep = 0.0
     cum, j = 0.0, np.int64(0)
     t = np.int64(1)
-    while t <= n:  # once, and once more after each growth of the tables
-        t, cum, j, t_ep, th_ep = _grouped_steps(
+    moves = np.bool_(False)  # not a literal: _grouped_steps compiles once
+    while True:  # once, and once more after each growth of the tables
+        t, cum, j, t_ep, th_ep, moves = _grouped_steps(
             t, n, c, K, model, attract, satisfy, gamma, fstar, checkpoints, ukey, trace,
             regret_out, rba, S, N, counts, shown, chosen, lst, clicks, scratch, ubt, cand, cur,
-            sinfo, sval, bits, perm, pub, table, tmask, islot, meta, cum, j, t_ep, th_ep,
+            sinfo, sval, bits, perm, pub, table, tmask, islot, meta, cum, j, t_ep, th_ep, moves,
         )  # fmt: skip
-        if t > n:
+        if t > n:  # (step n's moves, if left, change no decision)
             break
-        g = states_grow(sinfo, sval, bits, perm, pub, table)  # then step t's moves
+        g = states_grow(sinfo, sval, bits, perm, pub, table)  # then step t - 1's moves
         sinfo, sval, bits, perm, pub, table, tmask = g
-        for k in range(K):  # bandit k updated one item (_feedback)
-            e = chosen[k] if rba else lst[k]
-            _move_k(k, e, S, N, islot, sinfo, sval, bits, perm, pub, table, tmask, meta)
-        t += 1
     finish(counts, counts_out)
 
 
