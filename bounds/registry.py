@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import pkgutil
 import sys
 from collections.abc import Callable, Mapping
@@ -559,14 +560,31 @@ def unregister_bound(name: str) -> None:
     del _REGISTRY[name]
 
 
+#: (the package directories' listings, catalog_modules' answer): the scan is redone only
+#: when a file is added to or removed from a directory (listings, not modification times,
+#: whose granularity can hide a change made within the same clock tick)
+_CATALOG_SCAN: list = [None, None]
+
+
 def catalog_modules() -> list:
-    """Full names of this package's ``catalog_*`` modules: paper, later, then the others."""
+    """Full names of this package's ``catalog_*`` modules: paper, later, then the others.
+
+    The module scan (0.26 ms) is kept while the package directories list the same files
+    (a listing costs about 0.02 ms): every bound lookup calls this (:func:`load_bounds`),
+    thousands of times in a report's build, and a catalog module added later still
+    changes the answer.
+    """
     import cascading_bandits.bounds as pkg
 
+    stamp = tuple((d, tuple(sorted(os.listdir(d)))) for d in pkg.__path__)
+    if _CATALOG_SCAN[0] == stamp:
+        return list(_CATALOG_SCAN[1])
     found = {m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith("catalog_")}
     first = [m for m in ("catalog_paper", "catalog_later") if m in found]
     rest = sorted(found - set(first))
-    return [f"{pkg.__name__}.{m}" for m in first + rest]
+    names = [f"{pkg.__name__}.{m}" for m in first + rest]
+    _CATALOG_SCAN[:] = [stamp, names]
+    return list(names)
 
 
 def load_bounds() -> list:

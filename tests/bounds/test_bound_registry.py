@@ -341,3 +341,19 @@ def test_premise_on_model_sees_the_view():
     assert b(inst, 10, model=model_view("pbm", kappa=[0.6])) == 10.0
     assert "pbm click model (got cascade)" in b.failed_premise(inst, 10, "cascade")
     assert seen == ["pbm", "pbm", "pbm", "pbm"]
+
+
+def test_catalog_scan_sees_a_module_added_or_removed_later(tmp_path, monkeypatch):
+    """catalog_modules keeps its directory scan only while the package directories are
+    unchanged: a catalog file added (or removed) afterwards is in (or out of) the answer."""
+    import cascading_bandits.bounds as pkg
+    from cascading_bandits.bounds.registry import catalog_modules
+
+    monkeypatch.setattr(pkg, "__path__", [*pkg.__path__, str(tmp_path)])
+    name = f"{pkg.__name__}.catalog_zz_added_later"
+    before = catalog_modules()
+    assert name not in before and catalog_modules() == before
+    (tmp_path / "catalog_zz_added_later.py").write_text("")
+    assert catalog_modules() == [*before, name]
+    (tmp_path / "catalog_zz_added_later.py").unlink()
+    assert catalog_modules() == before
