@@ -163,3 +163,25 @@ def test_a_reference_serves_taylor_states_then_is_renewed():
         assert F[0, sel.KLO] < F[0, sel.KHI] or Ist[0, sel.NT] == 1
         N[0] += 1  # an unattractive observation: p falls, q0 stays above it
     assert seen == list(range(1, sel.TAYLOR + 1)) * 2
+
+
+def test_closed_index_is_klucb_scalar_bit_for_bit():
+    """_klucb_select._closed_index repeats klucb_scalar's closed forms (T <= 0, p <= 0 or
+    >= 1, th <= 0) inline and calls it otherwise: the same double in every case."""
+    from cascading_bandits.bounds.kl import klucb_scalar
+    from cascading_bandits.simulate.jitopts import python_twin
+    from cascading_bandits.simulate.policies import _klucb_select as ks
+
+    closed = python_twin(ks._closed_index)
+    rng = np.random.default_rng(20261127)
+    ps = [0.0, 1.0, 5e-324, 0.5, 1.0 - 2.0**-53, *rng.random(40)]
+    Ts = [0.0, -1.0, 1.0, 3.0, 1e9, *rng.integers(1, 10**6, 10).astype(float)]
+    ths = [0.0, -2.0, 1e-300, 1.0, 11.5, 1e3, math.inf]
+    n = 0
+    for p in ps:
+        for T in Ts:
+            for th in ths:
+                a, b = closed(p, T, th), klucb_scalar(p, T, th)
+                assert a == b or (math.isnan(a) and math.isnan(b)), (p, T, th, a, b)
+                n += 1
+    assert n == len(ps) * len(Ts) * len(ths)
