@@ -173,11 +173,14 @@ class LinkOnlyLibrary(JITCodeLibrary):
 
 
 class _LinkOnlyCompiler(compiler.Compiler):
-    """numba's nopython pipeline, lowering into a :class:`LinkOnlyLibrary`."""
+    """numba's nopython pipeline, lowering into a :attr:`library_class` (a subclass of the
+    compiler may name a subclass of :class:`LinkOnlyLibrary`)."""
+
+    library_class = LinkOnlyLibrary
 
     def compile_extra(self, func):
         if self.state.library is None:
-            lib = LinkOnlyLibrary(self.state.targetctx.codegen(), func.__qualname__)
+            lib = self.library_class(self.state.targetctx.codegen(), func.__qualname__)
             lib.enable_object_caching()
             self.state.library = lib
         return super().compile_extra(func)

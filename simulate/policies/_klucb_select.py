@@ -38,12 +38,7 @@ class _NoInlineLibrary(jitopts.LinkOnlyLibrary):
 
 
 class _NoInlineCompiler(jitopts._LinkOnlyCompiler):
-    def compile_extra(self, func):
-        if self.state.library is None:
-            lib = _NoInlineLibrary(self.state.targetctx.codegen(), func.__qualname__)
-            lib.enable_object_caching()
-            self.state.library = lib
-        return super().compile_extra(func)
+    library_class = _NoInlineLibrary
 
 
 # forceinline False, not left unset: numba gives a function compiled while a caller compiles
