@@ -45,19 +45,16 @@ from cascading_bandits.bounds.indices import safe_log
 from cascading_bandits.simulate.policies._klucb_select import GROW
 from cascading_bandits.simulate.policies._klucb_states import (
     _BT,
-    _CAP0,
     _CNT,
     _EX,
     _N,
-    _NF,
-    _NV,
     _S,
     _TOP,
     _UBT,
     _add,
     _first,
-    _new_table,
     _next,
+    states_empty,
     states_grow,
     states_move,
 )
@@ -69,7 +66,6 @@ from cascading_bandits.simulate.policies.kernel import (
     observe_w0,
     play,
     step_buffers,
-    zeros_f,
 )
 
 __all__ = [
@@ -430,19 +426,8 @@ def w0_table(S):
     """
     L = S.size
     W = (L + 63) // 64
-    # states_new's arrays for B = 1 (the same allocators; tests compare the two builds)
-    sinfo = np.zeros(_CAP0 * _NF, np.int64).reshape((1, _CAP0, _NF))
-    sval = zeros_f(_CAP0 * _NV).reshape((1, _CAP0, _NV))
-    bits = np.zeros(_CAP0 * W, np.int64).reshape((1, _CAP0, W))
-    perm = np.zeros(_CAP0, np.int64).reshape((1, _CAP0))
-    pub = np.empty(_CAP0).reshape((1, _CAP0))
-    for i in range(_CAP0):
-        perm[0, i] = i
-        pub[0, i] = np.inf
-    table, tmask = _new_table(np.int64(1), np.int64(_CAP0))  # states_grow's types: one compile
-    islot = np.zeros(L, np.int64).reshape((1, L))
-    meta = np.zeros(3, np.int64).reshape((1, 3))
-    meta[0, 1] = -1
+    # states_new's arrays for B = 1 (tests compare the two builds)
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_empty(np.int64(1), L)
     si, sv, bi, pe, pu = sinfo[0], sval[0], bits[0], perm[0], pub[0]
     ta, isl, me = table[0], islot[0], meta[0]
     one = np.int64(1)  # not literals: _add compiles once (states_new's types)

@@ -76,7 +76,7 @@ from cascading_bandits.simulate.policies._klucb_select import (
 )
 from cascading_bandits.simulate.policies.kernel import HOT, INNER, helper, zeros_f
 
-__all__ = ["states_new", "states_grow", "states_move", "states_top", "states_pick"]
+__all__ = ["states_empty", "states_new", "states_grow", "states_move", "states_top", "states_pick"]
 
 # fields of sinfo
 _S, _N, _CNT, _UBT, _BT, _EX, _HINT, _POS, _CUR, _TOP, _OUT, _RF = range(12)
@@ -332,13 +332,10 @@ def states_grow(sinfo, sval, bits, perm, pub, table):
 
 
 @helper(INNER)
-def states_new(S, N):
-    """B state tables, one per row of the counts S, N (B, L) (ranked-klucb: one per bandit).
-
-    Returns ``(sinfo, sval, bits, perm, pub, table, tmask, islot, meta)`` (module docstring),
-    each with a leading axis of B; the helpers take one table's rows (``sinfo[b]``...).
-    """
-    B, L = S.shape
+def states_empty(B, L):
+    """B empty state tables for L items: :func:`states_new`'s arrays before its first item
+    (``meta[:, 1] = -1``), in its order; ``B`` and ``L`` int64 (one compile for both callers,
+    states_new and ``_index_states.w0_table``)."""
     W = (L + 63) // 64
     sinfo = np.zeros(B * _CAP0 * _NF, np.int64).reshape((B, _CAP0, _NF))
     sval = zeros_f(B * _CAP0 * _NV).reshape((B, _CAP0, _NV))
@@ -355,6 +352,19 @@ def states_new(S, N):
     meta = np.zeros(3 * B, np.int64).reshape((B, 3))
     for b in range(B):
         meta[b, 1] = -1
+    return sinfo, sval, bits, perm, pub, table, tmask, islot, meta
+
+
+@helper(INNER)
+def states_new(S, N):
+    """B state tables, one per row of the counts S, N (B, L) (ranked-klucb: one per bandit).
+
+    Returns ``(sinfo, sval, bits, perm, pub, table, tmask, islot, meta)`` (module docstring),
+    each with a leading axis of B; the helpers take one table's rows (``sinfo[b]``...).
+    """
+    B, L = S.shape
+    sinfo, sval, bits, perm, pub, table, tmask, islot, meta = states_empty(B, L)
+    for b in range(B):
         sl = np.int64(-1)  # the state of the previous item: the next one is often in it too
         # (no probe); not a literal -1, which typed a second _append
         for e in range(L):
