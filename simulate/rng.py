@@ -194,6 +194,37 @@ _LAYER = np.uint64(ZIG_N - 1)
 _SIGN = np.uint64(8)
 
 
+# --------------------------------------------------------------------------
+# standard exponential variates: the same ziggurat for f(x) = exp(-x), x >= 0
+# --------------------------------------------------------------------------
+# Marsaglia and Tsang (2000), section 3: ZIG_N layers of area v = r f(r) + int_r^inf f =
+# (r + 1) exp(-r), x_(i+1) = f^-1(v / x_i + f(x_i)); for N = 256, r = 7.69711747013104972
+# (derived again in mpmath by tests/simulate/test_exp_draws.py). A draw past r in the base
+# layer is r plus a new exponential (the tail's law, by memorylessness).
+EXP_ZIG_R = 7.69711747013104972
+
+
+def _exp_ziggurat_tables(n: int = ZIG_N, r: float = EXP_ZIG_R):
+    """(x (n + 1,), f(x) (n + 1,)) float64 of the exponential ziggurat, laid out as
+    :func:`_ziggurat_tables`' (x_0 = v / f(r) = r + 1, x_1 = r, ..., x_n = 0); mpmath at 40
+    digits, rounded once."""
+    import mpmath as mp
+
+    with mp.workdps(40):
+        rr = mp.mpf(r)
+        v = (rr + 1) * mp.exp(-rr)
+        xs = [v / mp.exp(-rr), rr]
+        for _ in range(2, n):
+            xs.append(-mp.log(v / xs[-1] + mp.exp(-xs[-1])))
+        xs.append(mp.mpf(0))
+        x = np.array([float(a) for a in xs])
+        fx = np.array([float(mp.exp(-mp.mpf(a))) for a in x])
+    return x, fx
+
+
+EXP_ZIG_X, EXP_ZIG_F = _exp_ziggurat_tables()
+
+
 # a helper, not inlined in numba's IR: IR inlining of this loop cost a second per compile
 @helper(HOT)
 def _normal_draw(key, t, index, width, j):

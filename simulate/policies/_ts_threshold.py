@@ -12,7 +12,10 @@ Envelope (one item, one threshold)
 The tangent of ``log f_e`` at ``tau`` lies above it (log-concavity), so on (tau, 1)
 ``f_e(x) <= f_e(tau) exp(-lam (x - tau))``, ``lam = (b-1)/(1-tau) - (a-1)/tau``; its mass
 ``U_e = f_e(tau) int_0^{1-tau} exp(-lam s) ds >= q_e = P(theta(e) > tau)``. If
-``U_e <= 1``: with probability U_e propose x from the truncated exponential and accept it
+``U_e <= 1``: with probability U_e propose x from the truncated exponential (if
+``lam (1 - tau) >= log 2``, ``Exp(1) / lam`` by an exponential ziggurat
+(:data:`simulate.rng.EXP_ZIG_X`), drawn again while not below ``1 - tau``; else by
+inversion, ``-log(1 + v expm1(-lam (1 - tau))) / lam``) and accept it
 with ``f_e(x) / envelope(x)`` (no normalising constant: both are ``x^(a-1)(1-x)^(b-1)`` up
 to the same factor). Then ``P(accepted, x in dx) = f_e(x) dx`` on (tau, 1): the item
 exceeds tau with probability q_e exactly, with the law of ``theta | theta > tau``, and no
@@ -31,12 +34,16 @@ Items with U_e > 1 ("heads", the few leaders) are drawn in full every step
 probability U_e; for the rest, points of a Poisson process of rate
 ``rb_j = -log(1 - 2^-j)`` per item of bucket j, thinned to ``r_e = -log(1 - U_e)``, give
 every item at least one point with probability ``1 - exp(-r_e) = U_e``, independently:
-``Poisson(sum_j n_j rb_j)`` points, each in bucket j with probability proportional to
-``n_j rb_j``, at a uniform member ``k = floor(u n_j)``, kept with probability
-``r_e / rb_j`` by the fraction ``u n_j - k`` of the same uniform (given k, uniform on a
-grid of step ``n_j 2^-53`` up to the rounding of ``u n_j``: a Bernoulli exact to about
-2^-37 at 65,536 items, one uniform a point less). The cost is O(#buckets + sum_e U_e) a
-step, and the items' updates move them between adjacent buckets (O(distance) swaps).
+the points of a rate-1 Poisson process on ``[0, R)``, ``R = sum_j n_j rb_j``, made in
+increasing order by Exp(1) gaps (the ziggurat), the one at x in the bucket j where the
+running sum of ``n_j rb_j`` first exceeds x (so in bucket j with probability proportional
+to ``n_j rb_j``, and the buckets are scanned once a level), at a uniform member
+``k = floor(u n_j)``, kept with probability ``r_e / rb_j`` by the fraction ``u n_j - k``
+of the same uniform (given k, uniform on a grid of step ``n_j 2^-53`` up to the rounding
+of ``u n_j``: a Bernoulli exact to about 2^-37 at 65,536 items, one uniform a point less).
+The points are taken in batches of PB: the members' records are read first, so that
+their cache misses (at L = 65,536) overlap. The cost is O(#buckets + sum_e U_e) a step,
+and the items' updates move them between adjacent buckets (O(distance) swaps).
 
 Two thresholds, exact completion
 --------------------------------
@@ -63,14 +70,15 @@ used (the items observed since are listed).
 
 Cost: a point or a proposal reads one record of 8 floats per item (posterior, rates,
 sample, stamps: one cache line); the acceptance test ``w < exp(lr)`` is first made against
-``1 + lr_low <= exp(lr)``, ``lr_low`` from ``log1p(x) >= 2x / (2 + x)`` and
-``log1p(-y) >= -y (2 - y) / (2 (1 - y))`` (the same event, no logarithm for most accepted
-proposals).
+``1 + lr_low <= exp(lr)``, ``lr_low`` from ``log1p(x) >= x (6 + 3x) / (6 + 6x + x^2)``
+(x >= 0) and ``log1p(-y) >= -y (6 - 5y) / ((1 - y) (6 - 2y))`` (0 <= y < 1), multiplied
+out by the denominators (docs/design.md: the same event, no logarithm and no division for
+most accepted proposals).
 
 Random numbers: the full draws of item e, try r, are ``beta_draw(..., t, r L + e, 64 L)``;
-every other uniform of step t is the c-th of a step sequence, ``uniform(pkey, POLICY, t,
-32 L + c // 256, 64 L, c % 256)``: pure functions of (policy key, t), as every draw of
-the project.
+every other draw of step t is the c-th of a step sequence, ``bits(pkey, POLICY, t,
+32 L + c // 256, 64 L, c % 256)`` (as a uniform, its top 53 bits): pure functions of
+(policy key, t), as every draw of the project.
 """
 
 from __future__ import annotations
@@ -92,7 +100,17 @@ from cascading_bandits.simulate.policies.kernel import (
     select_top,
     step_buffers,
 )
-from cascading_bandits.simulate.rng import POLICY, beta_draw, uniform
+from cascading_bandits.simulate.rng import (
+    EXP_ZIG_F,
+    EXP_ZIG_R,
+    EXP_ZIG_X,
+    POLICY,
+    ZIG_N,
+    _unit,
+    beta_draw,
+    bits,
+    uniform,
+)
 from cascading_bandits.simulate.special import beta_quantile, betainc
 
 __all__ = [
@@ -143,12 +161,16 @@ IA, IB, IR, IV, IST, IC = 0, 1, 2, 4, 5, 6
 JSEG, JPOS, JUPD, JFLAG, JLB = 0, 2, 4, 5, 3
 #: the memo of a state (S, N) with N < MEMO_N at one threshold, one row of ``memo`` (2, M,
 #: 8) float64 (:func:`_memo_row`): its posterior (a, b), the thresholds' epoch it was
-#: computed at (``taus[EPOCH]``), the log B it was computed with, the Poisson rate and
-#: bucket of its envelope mass, ``lam`` and ``expm1(-lam (1 - tau))`` (what a proposal
-#: needs; nan if not computed). A row is used only if a, b and the epoch (and for the
-#: rate and bucket, log B) are those of the item at hand: the same function of the same
-#: numbers, so the same bits as computing them again
-MA, MB, MEP, MLB, MR, MS, MLAM, ME = 0, 1, 2, 3, 4, 5, 6, 7
+#: computed at (``taus[EPOCH]``), the log B it was computed with, and the Poisson rate and
+#: bucket of its envelope mass (columns 6-7 unused: a row is 64 aligned bytes). A row is
+#: used only if a, b, the epoch and log B are those of the item at hand: the same function
+#: of the same numbers, so the same bits as computing them again
+MA, MB, MEP, MLB, MR, MS = 0, 1, 2, 3, 4, 5
+#: the Poisson points of a level are taken in batches of up to PB (:func:`_level`)
+PB = 32
+#: log 2: a proposal's exponential is drawn untruncated, then again if too large, from
+#: lam (1 - tau) >= LN2 on (:func:`_propose`)
+LN2 = math.log(2.0)
 #: ``taus[EPOCH]`` counts the thresholds set (:func:`_set_taus`): memo rows of older ones
 #: are stale
 EPOCH = 6
@@ -179,6 +201,38 @@ def _seq(pkey, t, L, ctr):
 
 
 @helper(HOT)
+def _seq_bits(pkey, t, L, ctr):
+    """The next draw of step t's sequence as 64 bits (:func:`_seq` is its top 53 bits)."""
+    c = ctr[0]
+    ctr[0] = c + 1
+    return bits(pkey, POLICY, t, 32 * L + (c >> 8), 64 * L, c & 255)
+
+
+_LAYER = np.uint64(ZIG_N - 1)
+
+
+@helper(HOT)
+def _exp1(pkey, t, L, ctr):
+    """An Exp(1) draw by the exponential ziggurat (:data:`simulate.rng.EXP_ZIG_X`): a draw of
+    the step's sequence picks the layer (bits 0-7) and the point (bits 11-63); most draws
+    end there, the wedge takes one uniform more, and the base layer's tail adds r to a new
+    draw (memorylessness)."""
+    acc = 0.0
+    while True:
+        z = _seq_bits(pkey, t, L, ctr)
+        i = np.int64(z & _LAYER)
+        x = _unit(z) * EXP_ZIG_X[i]
+        if x < EXP_ZIG_X[i + 1]:
+            return acc + x
+        if i == 0:
+            acc += EXP_ZIG_R
+            continue
+        y = EXP_ZIG_F[i] + _seq(pkey, t, L, ctr) * (EXP_ZIG_F[i + 1] - EXP_ZIG_F[i])
+        if y < math.exp(-x):
+            return acc + x
+
+
+@helper(HOT)
 def _lam(a, b, tau):
     return (b - 1.0) / (1.0 - tau) - (a - 1.0) / tau
 
@@ -198,25 +252,6 @@ def _envelope_mass(a, b, lb, tau, ltau, l1tau):
     else:
         lm = math.log(h)
     return math.exp(lf + lm)
-
-
-@helper(HOT)
-def _envelope_parts(a, b, lb, tau, ltau, l1tau):
-    """(U, lam, expm1(-lam (1 - tau))) with U as :func:`_envelope_mass` computes it (the same
-    operations), the last nan unless lam > 0 (where U's computation has it)."""
-    h = 1.0 - tau
-    lam = _lam(a, b, tau)
-    lf = (a - 1.0) * ltau + (b - 1.0) * l1tau - lb
-    E = math.nan
-    if lam > 0.0:
-        E = math.expm1(-lam * h)
-        lm = math.log(-E) - math.log(lam)
-    elif lam < 0.0:
-        mu = -lam
-        lm = mu * h + math.log(-math.expm1(-mu * h)) - math.log(mu)
-    else:
-        lm = math.log(h)
-    return math.exp(lf + lm), lam, E
 
 
 @helper(HOT)
@@ -254,27 +289,40 @@ def _bucket(U):
 
 
 @helper(HOT)
-def _propose(a, b, tau, lam, E, pkey, t, L, ctr):
+def _propose(a, b, tau, itau, ih, lam, pkey, t, L, ctr):
     """The envelope's proposal above tau, accepted or not: x > tau with density f(x) dx
-    relative to the envelope's mass, or -1.0 (rejected). ``lam`` is ``_lam(a, b, tau)``,
-    ``E`` ``expm1(-lam (1 - tau))`` or nan (computed here)."""
+    relative to the envelope's mass, or -1.0 (rejected). ``itau``, ``ih`` are 1 / tau and
+    1 / (1 - tau), ``lam`` is ``_lam(a, b, tau)``.
+
+    The proposal s = x - tau is Exp(lam) truncated to (0, 1 - tau): if lam (1 - tau) >=
+    log 2 (an untruncated draw lands below 1 - tau with probability at least 1/2), Exp(1) /
+    lam by the ziggurat, drawn again while it is not below 1 - tau; else by inversion,
+    -log(1 + v E) / lam, E = expm1(-lam (1 - tau)) (1 + v E uniform on (exp(-lam h), 1]
+    to the 2^-53 grid of v)."""
     h = 1.0 - tau
-    v = _seq(pkey, t, L, ctr)
-    if lam == 0.0:
-        s = v * h
+    if lam * h >= LN2:
+        s = _exp1(pkey, t, L, ctr) / lam
+        while not s < h:
+            s = _exp1(pkey, t, L, ctr) / lam
     else:
-        if math.isnan(E):
-            E = math.expm1(-lam * h)
-        s = -math.log1p(v * E) / lam
+        v = _seq(pkey, t, L, ctr)
+        if lam == 0.0:
+            s = v * h
+        else:
+            s = -math.log(1.0 + v * math.expm1(-lam * h)) / lam
     if not (0.0 < s < h):
         return -1.0
     # accept with exp(lr), lr = (a-1) log1p(x) + (b-1) log1p(-y) + lam s <= 0, x = s/tau,
-    # y = s/h; first against 1 + lr_low <= exp(lr), from log1p(x) >= 2x / (2 + x) and
-    # log1p(-y) >= -y (2 - y) / (2 (1 - y)) (no logarithm for most accepted proposals)
+    # y = s/h; first against 1 + lr_low <= exp(lr), lr_low from the lower bounds
+    # log1p(x) >= x (6 + 3x) / (6 + 6x + x^2) (x >= 0) and log1p(-y) >= -y (6 - 5y) /
+    # ((1 - y) (6 - 2y)) (0 <= y < 1; docs/design.md), multiplied out by their positive
+    # denominators: no logarithm and no division for most accepted proposals
     w = _seq(pkey, t, L, ctr)
-    x, y = s / tau, s / h
-    low = (a - 1.0) * (2.0 * x / (2.0 + x)) - (b - 1.0) * (y * (2.0 - y) / (2.0 * (1.0 - y)))
-    if w < 1.0 + (low + lam * s):
+    x, y = s * itau, s * ih
+    d1, d2 = 6.0 + x * (6.0 + x), (1.0 - y) * (6.0 - 2.0 * y)
+    if (w - 1.0 - lam * s) * (d1 * d2) < (a - 1.0) * (x * (6.0 + 3.0 * x)) * d2 - (b - 1.0) * (
+        y * (6.0 - 5.0 * y)
+    ) * d1:
         return tau + s
     lr = (a - 1.0) * math.log1p(x) + (b - 1.0) * math.log1p(-y) + lam * s
     if w < math.exp(lr):
@@ -337,12 +385,12 @@ def _update(e, ae, be, lbe, lv, taus, it, ix, perm, start, memo, a, b):
             it[e, IR + lv] = m[MR]
             _move(e, np.int64(m[MS]), lv, ix, perm[lv], start[lv])
             return
-    u, lam, E = _envelope_parts(ae, be, lbe, taus[lv], taus[2 + lv], taus[4 + lv])
+    u = _envelope_mass(ae, be, lbe, taus[lv], taus[2 + lv], taus[4 + lv])
     r, sg = _rate(u), _bucket(u)
     if i >= 0:
         m = memo[lv, i]
         m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
-        m[MR], m[MS], m[MLAM], m[ME] = r, sg, lam, E
+        m[MR], m[MS] = r, sg
     it[e, IR + lv] = r
     _move(e, sg, lv, ix, perm[lv], start[lv])
 
@@ -409,14 +457,14 @@ def _memo():
 
 
 @helper(STEP)
-def _level(lv, tau, it, perm, start, rb, wb, res, nres, tau_up, pkey, t, L, ctr, stats, memo, a,
-           b, ep):  # fmt: skip
+def _level(lv, tau, it, perm, start, rb, wb, res, nres, tau_up, pkey, t, L, ctr, stats):
     """Draw the items of level lv (threshold tau) that exceed tau, among those not yet
     drawn this step (stamp ``it[e, IST] != t``), each conditioned on not exceeding ``tau_up`` (level
     2; ``tau_up >= 1`` for level 1): heads in full (level 1) or from ``theta | theta <=
     tau_up`` (level 2); bucket items through the envelope, redrawn while above tau_up.
-    Appends to ``res``; returns the new ``nres``. ``wb`` (NB,) scratch."""
+    Appends to ``res``; returns the new ``nres``. ``wb`` (NB + 3 PB,) scratch."""
     pm, st, ir, ic = perm[lv], start[lv], IR + lv, IC + lv
+    itau, ih = 1.0 / tau, 1.0 / (1.0 - tau)
     for i in range(st[0], st[1]):  # heads
         u = np.uint64(pm[i])  # an item id, unsigned: it[u] skips numba's negative-index fix
         e = np.int64(u)
@@ -436,77 +484,71 @@ def _level(lv, tau, it, perm, start, rb, wb, res, nres, tau_up, pkey, t, L, ctr,
         u = np.uint64(pm[i])
         if it[u, IST] == t:
             continue
-        nres = _candidate(np.int64(u), it[u, ir], tau, tau_up, it, res, nres, pkey, t, L,
-                          ctr, False, stats, memo[lv], a, b, ep)  # fmt: skip
-    # buckets 2..NB-1: Poisson points, thinned to r_e = -log(1 - U_e)
-    # the buckets' rates, kept in wb for the points' scan (the same products, once a step)
+        nres = _candidate(np.int64(u), it[u, ir], tau, itau, ih, tau_up, it, res, nres, pkey, t,
+                          L, ctr, False, stats)  # fmt: skip
+    # buckets 2..NB-1: Poisson points, thinned to r_e = -log(1 - U_e); wb[s] = the rates of
+    # buckets 2..s added up, once a step
     R = 0.0
     for s in range(2, NB):
-        w = (st[s + 1] - st[s]) * rb[s]
-        wb[s] = w
-        R += w
+        R += (st[s + 1] - st[s]) * rb[s]
+        wb[s] = R
     if R <= 0.0:
         return nres
-    # the number of points, Poisson(R) by inversion (R is about twice the expected
-    # number of samples above tau: far below the underflow of exp(-R))
-    v = _seq(pkey, t, L, ctr)
-    p = math.exp(-R)
-    F = p
-    npts = 0
-    while v >= F and p > 0.0:
-        npts += 1
-        p *= R / npts
-        F += p
-    for _ in range(npts):
-        stats[5] += 1
-        x = _seq(pkey, t, L, ctr) * R
-        s = 2
-        while s < NB - 1:
-            w = wb[s]
-            if x < w:
+    # the points of a Poisson process of rate 1 on [0, R), in increasing order (gaps Exp(1)):
+    # the point at x lies in bucket s, wb[s - 1] <= x < wb[s], so the buckets are scanned
+    # once a level, not from the first at each point (a uniform per point and a Poisson
+    # count by inversion did that, about a tenth of a step)
+    # in batches of up to PB points: first each point's member and its thinning threshold,
+    # reading the member's record (at L = 65,536 a cache miss each, now overlapped), then
+    # the members in turn
+    pu, pf, pt = wb[NB : NB + PB], wb[NB + PB : NB + 2 * PB], wb[NB + 2 * PB :]
+    x, s = 0.0, 2
+    more = True
+    while more:
+        m = 0
+        while m < PB:
+            x += _exp1(pkey, t, L, ctr)
+            if not x < R:
+                more = False
                 break
-            x -= w
-            s += 1
-        n = st[s + 1] - st[s]
-        if n == 0:  # rounding at the end of the scan
-            continue
-        # the member, k = floor(u n), and the thinning, by the fraction y - k of the same
-        # uniform (module docstring: given k, uniform on a grid of step n 2^-53)
-        y = _seq(pkey, t, L, ctr) * n
-        k = min(int(y), n - 1)
-        u = np.uint64(pm[np.uint64(st[s] + k)])
-        if it[u, ic] == t:  # already proposed this step
-            continue
-        re = it[u, ir]
-        if (y - k) * rb[s] >= re:
-            continue  # thinned out
-        it[u, ic] = t
-        if it[u, IST] == t:
-            continue
-        nres = _candidate(np.int64(u), re, tau, tau_up, it, res, nres, pkey, t, L, ctr,
-                          True, stats, memo[lv], a, b, ep)  # fmt: skip
+            stats[5] += 1
+            while s < NB - 1 and wb[s] <= x:
+                s += 1
+            n = st[s + 1] - st[s]
+            if n == 0:  # rounding at the end of the scan
+                continue
+            # the member, k = floor(u n), and the thinning, by the fraction y - k of the
+            # same uniform (module docstring: given k, uniform on a grid of step n 2^-53)
+            y = _seq(pkey, t, L, ctr) * n
+            k = min(int(y), n - 1)
+            u = np.uint64(pm[np.uint64(st[s] + k)])
+            # pt[m]: the record's stamp, stored only so that its load is made here
+            pu[m], pf[m], pt[m] = u, (y - k) * rb[s], it[u, ic]
+            m += 1
+        for q in range(m):
+            u = np.uint64(pu[q])
+            if it[u, ic] == t:  # already proposed this step
+                continue
+            re = it[u, ir]
+            if pf[q] >= re:
+                continue  # thinned out
+            it[u, ic] = t
+            if it[u, IST] == t:
+                continue
+            nres = _candidate(np.int64(u), re, tau, itau, ih, tau_up, it, res, nres, pkey, t, L,
+                              ctr, True, stats)  # fmt: skip
     return nres
 
 
 @helper(HOT)
-def _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr, proposed, stats, mlv, a, b,
-               ep):  # fmt: skip
+def _candidate(e, re, tau, itau, ih, tau_up, it, res, nres, pkey, t, L, ctr, proposed, stats):
     """Item e's envelope draw above tau (``proposed``: its proposal event, probability
     Ue = 1 - exp(-re), has already happened once); below tau_up by repetition, or from
     ``theta | theta <= tau_up`` after TRIES repetitions. Appends e to ``res`` if its
     sample is known."""
     u = np.uint64(e)  # it[u]: no negative-index fix
     ae, be = it[u, IA], it[u, IB]
-    # lam and expm1(-lam (1 - tau)) of the proposals: from the state's memo row if it holds
-    # this posterior at these thresholds (filled by the item's updates), else computed
-    lam, E = math.nan, math.nan
-    i = _memo_row(ae, be, a, b)
-    if i >= 0:
-        m = mlv[i]
-        if m[MEP] == ep and m[MA] == ae and m[MB] == be:
-            lam, E = m[MLAM], m[ME]
-    if math.isnan(lam):
-        lam = _lam(ae, be, tau)
+    lam = _lam(ae, be, tau)
     Ue = -1.0  # computed when first needed
     for r in range(TRIES + 1):
         if r == TRIES:
@@ -518,7 +560,7 @@ def _candidate(e, re, tau, tau_up, it, res, nres, pkey, t, L, ctr, proposed, sta
             if _seq(pkey, t, L, ctr) >= Ue:
                 return nres  # not proposed: at most tau
         stats[6] += 1
-        x = _propose(ae, be, tau, lam, E, pkey, t, L, ctr)
+        x = _propose(ae, be, tau, itau, ih, lam, pkey, t, L, ctr)
         if x < 0.0:
             return nres  # rejected: at most tau
         if x <= tau_up:
@@ -702,8 +744,8 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr, smemo):
             continue
         lbe = fx[e, JLB]
         ae, be = a + s_e, b + (n_e - s_e)
-        u0, lam0, E0 = _envelope_parts(ae, be, lbe, taus[0], taus[2], taus[4])
-        u1, lam1, E1 = _envelope_parts(ae, be, lbe, taus[1], taus[3], taus[5])
+        u0 = _envelope_mass(ae, be, lbe, taus[0], taus[2], taus[4])
+        u1 = _envelope_mass(ae, be, lbe, taus[1], taus[3], taus[5])
         r0, r1 = _rate(u0), _rate(u1)
         s0, s1 = _bucket(u0), _bucket(u1)
         if i >= 0:
@@ -714,10 +756,10 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr, smemo):
             # computing them again: :func:`_update`)
             m = smemo[0, i]
             m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
-            m[MR], m[MS], m[MLAM], m[ME] = r0, s0, lam0, E0
+            m[MR], m[MS] = r0, s0
             m = smemo[1, i]
             m[MA], m[MB], m[MEP], m[MLB] = ae, be, ep, lbe
-            m[MR], m[MS], m[MLAM], m[ME] = r1, s1, lam1, E1
+            m[MR], m[MS] = r1, s1
         else:
             it[e, IR], it[e, IR + 1] = r0, r1
             ix[e, JSEG], ix[e, JSEG + 1] = s0, s1
@@ -761,9 +803,7 @@ def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, wb, res, taus, 
     L = S.size
     ctr[0] = 0
     tau1, tau2 = taus[0], taus[1]
-    ep = taus[EPOCH]
-    nres = _level(0, tau1, it, perm, start, rb, wb, res, 0, 2.0, pkey, t, L, ctr, stats, memo, a, b,
-                  ep)  # fmt: skip
+    nres = _level(0, tau1, it, perm, start, rb, wb, res, 0, 2.0, pkey, t, L, ctr, stats)
     stats[3] += start[0, 1] - start[0, 0]
     stats[4] += nres
     if _count_above(it, res, nres, tau1) >= K:
@@ -772,8 +812,7 @@ def _select(t, K, a, b, S, N, it, ix, fx, mass, perm, start, rb, wb, res, taus, 
     stats[1] += 1
     n1 = nres
     _clean(it, ix, fx, taus, perm, start, dl, ctr, memo, a, b)
-    nres = _level(1, tau2, it, perm, start, rb, wb, res, nres, tau1, pkey, t, L, ctr, stats, memo,
-                  a, b, ep)  # fmt: skip
+    nres = _level(1, tau2, it, perm, start, rb, wb, res, nres, tau1, pkey, t, L, ctr, stats)
     stats[4] += nres - n1
     if _count_above(it, res, nres, tau2) >= K:
         _top_res(it, res, nres, K, sel)
@@ -823,7 +862,7 @@ def sample_lists(a, b, S, N, K, pkey, t0, steps, tau1, tau2, out, stats):
     L = S.size
     it, ix, fx, mass, perm, start, res, dl, smemo = _state(L, a, b, S, N)
     rb = _tables()
-    wb = np.empty(NB)
+    wb = np.empty(NB + 3 * PB)
     taus = np.zeros(7)
     _set_taus(taus, tau1, tau2)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
@@ -862,7 +901,7 @@ def run_threshold(env, params, ukey, pkey, regret_out, counts_out, trace, stats)
     idx, taken, sel, lst, clicks, scratch = st
     it, ix, fx, mass, perm, start, res, dl, smemo = _state(L, a, b, S, N)
     rb = _tables()
-    wb = np.empty(NB)
+    wb = np.empty(NB + 3 * PB)
     taus = np.zeros(7)
     ctr = np.zeros(2, np.int64)  # the step's uniforms drawn, the items in dl
     # the items per state (S, N) with N < MEMO_N and the items beyond (the re-choice of
