@@ -72,8 +72,9 @@ Cost: a point or a proposal reads one record of 8 floats per item (posterior, ra
 sample, stamps: one cache line); the acceptance test ``w < exp(lr)`` is first made against
 ``1 + lr_low <= exp(lr)``, ``lr_low`` from ``log1p(x) >= x (6 + 3x) / (6 + 6x + x^2)``
 (x >= 0) and ``log1p(-y) >= -y (6 - 5y) / ((1 - y) (6 - 2y))`` (0 <= y < 1), multiplied
-out by the denominators (docs/design.md: the same event, no logarithm and no division for
-most accepted proposals).
+out by the denominators (docs/design.md: no logarithm and no division for 98-99% of the
+accepted proposals when tau is far above the mode, about half when lam < 0;
+tests/simulate/test_ts_proposals.py).
 
 Random numbers: the full draws of item e, try r, are ``beta_draw(..., t, r L + e, 64 L)``;
 every other draw of step t is the c-th of a step sequence, ``bits(pkey, POLICY, t,
@@ -316,7 +317,8 @@ def _propose(a, b, tau, itau, ih, lam, pkey, t, L, ctr):
     # y = s/h; first against 1 + lr_low <= exp(lr), lr_low from the lower bounds
     # log1p(x) >= x (6 + 3x) / (6 + 6x + x^2) (x >= 0) and log1p(-y) >= -y (6 - 5y) /
     # ((1 - y) (6 - 2y)) (0 <= y < 1; docs/design.md), multiplied out by their positive
-    # denominators: no logarithm and no division for most accepted proposals
+    # denominators: no logarithm and no division for most accepted proposals (module
+    # docstring)
     w = _seq(pkey, t, L, ctr)
     x, y = s * itau, s * ih
     d1, d2 = 6.0 + x * (6.0 + x), (1.0 - y) * (6.0 - 2.0 * y)

@@ -10,7 +10,16 @@ import math
 from scipy.special import betainc, betaincinv
 
 from cascading_bandits.simulate.policies.ts import INVERSION_MIN_L
-from cascading_bandits.simulate.rng import ZIG_F, ZIG_R, ZIG_X
+from cascading_bandits.simulate.rng import (
+    EXP_ZIG_F,
+    EXP_ZIG_R,
+    EXP_ZIG_X,
+    POLICY,
+    ZIG_F,
+    ZIG_R,
+    ZIG_X,
+    bits_py,
+)
 
 from .common import cascade_run, policy_bits, policy_u
 
@@ -36,6 +45,33 @@ def normal_py(key, t, e, L, j):
         j += 1
         if y < math.exp(-0.5 * x * x):
             return (-x if neg else x), j
+
+
+def seq_bits_py(key, t, L, c):
+    """Draw c of step t's sequence of the threshold sampler (simulate.policies._ts_threshold),
+    64 bits: ``bits(key, POLICY, t, 32 L + c // 256, 64 L, c % 256)``."""
+    return bits_py(key, POLICY, t, 32 * L + c // 256, 64 * L, c % 256)
+
+
+def exp_py(key, t, L, c):
+    """Exp(1) by the exponential ziggurat of simulate.rng (its tables) from draws c, c + 1,
+    ... of step t's sequence; returns (draw, next unused draw number)."""
+    acc = 0.0
+    while True:
+        z = seq_bits_py(key, t, L, c)
+        c += 1
+        i = z & 255
+        x = (z >> 11) * 2.0**-53 * float(EXP_ZIG_X[i])
+        if x < float(EXP_ZIG_X[i + 1]):
+            return acc + x, c
+        if i == 0:
+            acc += EXP_ZIG_R
+            continue
+        f0, f1 = float(EXP_ZIG_F[i]), float(EXP_ZIG_F[i + 1])
+        y = f0 + (seq_bits_py(key, t, L, c) >> 11) * 2.0**-53 * (f1 - f0)
+        c += 1
+        if y < math.exp(-x):
+            return acc + x, c
 
 
 def _gamma(a, key, t, e, L, j):
