@@ -47,6 +47,16 @@ def normal_py(key, t, e, L, j):
             return (-x if neg else x), j
 
 
+def bisect_root(g, lo, hi, halvings=64):
+    """The left end of [lo, hi] after ``halvings`` bisections of an increasing ``g`` with
+    g(lo) < 0 < g(hi) (asserted): the ziggurats' r from their closures, in mpmath."""
+    assert g(lo) < 0 < g(hi)
+    for _ in range(halvings):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if g(mid) < 0 else (lo, mid)
+    return lo
+
+
 def seq_bits_py(key, t, L, c):
     """Draw c of step t's sequence of the threshold sampler (simulate.policies._ts_threshold),
     64 bits: ``bits(key, POLICY, t, 32 L + c // 256, 64 L, c % 256)``."""
