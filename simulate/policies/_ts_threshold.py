@@ -106,7 +106,7 @@ from cascading_bandits.simulate.rng import (
     EXP_ZIG_R,
     EXP_ZIG_X,
     POLICY,
-    ZIG_N,
+    _LAYER,
     _unit,
     beta_draw,
     bits,
@@ -169,6 +169,8 @@ JSEG, JPOS, JUPD, JFLAG, JLB = 0, 2, 4, 5, 3
 MA, MB, MEP, MLB, MR, MS = 0, 1, 2, 3, 4, 5
 #: the Poisson points of a level are taken in batches of up to PB (:func:`_level`)
 PB = 32
+#: the largest double below 1
+BELOW1 = 1.0 - 2.0**-53
 #: log 2: a proposal's exponential is drawn untruncated, then again if too large, from
 #: lam (1 - tau) >= LN2 on (:func:`_propose`)
 LN2 = math.log(2.0)
@@ -207,9 +209,6 @@ def _seq_bits(pkey, t, L, ctr):
     c = ctr[0]
     ctr[0] = c + 1
     return bits(pkey, POLICY, t, 32 * L + (c >> 8), 64 * L, c & 255)
-
-
-_LAYER = np.uint64(ZIG_N - 1)
 
 
 @helper(HOT)
@@ -298,8 +297,8 @@ def _propose(a, b, tau, itau, ih, lam, pkey, t, L, ctr):
     The proposal s = x - tau is Exp(lam) truncated to (0, 1 - tau): if lam (1 - tau) >=
     log 2 (an untruncated draw lands below 1 - tau with probability at least 1/2), Exp(1) /
     lam by the ziggurat, drawn again while it is not below 1 - tau; else by inversion,
-    -log(1 + v E) / lam, E = expm1(-lam (1 - tau)) (1 + v E uniform on (exp(-lam h), 1]
-    to the 2^-53 grid of v)."""
+    -log1p(v E) / lam, E = expm1(-lam (1 - tau)) (log1p: near lam = 0, 1 + v E would
+    round s onto few values)."""
     h = 1.0 - tau
     if lam * h >= LN2:
         s = _exp1(pkey, t, L, ctr) / lam
@@ -310,7 +309,7 @@ def _propose(a, b, tau, itau, ih, lam, pkey, t, L, ctr):
         if lam == 0.0:
             s = v * h
         else:
-            s = -math.log(1.0 + v * math.expm1(-lam * h)) / lam
+            s = -math.log1p(v * math.expm1(-lam * h)) / lam
     if not (0.0 < s < h):
         return -1.0
     # accept with exp(lr), lr = (a-1) log1p(x) + (b-1) log1p(-y) + lam s <= 0, x = s/tau,
@@ -320,7 +319,7 @@ def _propose(a, b, tau, itau, ih, lam, pkey, t, L, ctr):
     # denominators: no logarithm and no division for most accepted proposals (module
     # docstring)
     w = _seq(pkey, t, L, ctr)
-    x, y = s * itau, s * ih
+    x, y = s * itau, min(s * ih, BELOW1)  # s < h, but s * (1 / h) may round to 1
     d1, d2 = 6.0 + x * (6.0 + x), (1.0 - y) * (6.0 - 2.0 * y)
     if (w - 1.0 - lam * s) * (d1 * d2) < (a - 1.0) * (x * (6.0 + 3.0 * x)) * d2 - (b - 1.0) * (
         y * (6.0 - 5.0 * y)
@@ -517,7 +516,7 @@ def _level(lv, tau, it, perm, start, rb, wb, res, nres, tau_up, pkey, t, L, ctr,
             while s < NB - 1 and wb[s] <= x:
                 s += 1
             n = st[s + 1] - st[s]
-            if n == 0:  # rounding at the end of the scan
+            if n == 0:  # a guard: x < R keeps the scan off empty buckets
                 continue
             # the member, k = floor(u n), and the thinning, by the fraction y - k of the
             # same uniform (module docstring: given k, uniform on a grid of step n 2^-53)
@@ -697,8 +696,10 @@ def _above(x, target, ns, sa, sb, sl, sc):
 @helper(STEP)
 def _set_taus(taus, t1, t2):
     """``taus`` = (tau1, tau2, log tau1, log tau2, log(1 - tau1), log(1 - tau2), epoch), the
-    thresholds clipped to [1e-300, 1 - 2^-52] and tau2 <= tau1; the epoch counts the calls."""
-    lo, hi = 1e-300, 1.0 - 2.0**-52
+    thresholds clipped to [1e-100, 1 - 2^-52] and tau2 <= tau1; the epoch counts the calls.
+    (The kernel's search keeps them above 4e-18; the lower clip keeps the products of
+    :func:`_propose`'s multiplied-out test finite for a, b < 1e100.)"""
+    lo, hi = 1e-100, 1.0 - 2.0**-52
     t1 = min(max(t1, lo), hi)
     t2 = min(max(t2, lo), t1)
     taus[0], taus[1] = t1, t2
@@ -715,7 +716,7 @@ def _place(a, b, S, N, it, ix, fx, perm, start, taus, ctr, smemo):
     Many items share a state (S, N) (most of them unobserved since w_0 at large L): the
     masses, rates and buckets of the states with N < MEMO_N are computed once per threshold
     (a bucket is a frexp, a libm call, per level), and their rows of ``smemo``
-    (:func:`_memo_row`) filled at both levels: the updates and proposals of items entering
+    (:func:`_memo_row`) filled at both levels: the updates of items entering
     a state present at the re-choice then compute nothing. A first pass over the items
     finds their states (one int16 an item) and counts the items per state (an item with
     N >= MEMO_N gets its own rates and buckets there); the buckets' sizes follow per state,

@@ -75,7 +75,7 @@ def cheap_accepts(a, b, tau, s, w):
     """The kernel's multiplied-out test, its float expression as written in _propose."""
     itau, ih = 1.0 / tau, 1.0 / (1.0 - tau)
     lam = (b - 1.0) / (1.0 - tau) - (a - 1.0) / tau
-    x, y = s * itau, s * ih
+    x, y = s * itau, min(s * ih, 1.0 - 2.0**-53)
     d1, d2 = 6.0 + x * (6.0 + x), (1.0 - y) * (6.0 - 2.0 * y)
     return (w - 1.0 - lam * s) * (d1 * d2) < (a - 1.0) * (x * (6.0 + 3.0 * x)) * d2 - (b - 1.0) * (
         y * (6.0 - 5.0 * y)
@@ -161,7 +161,7 @@ def propose_py(a, b, tau, key, t, L):
     else:
         v = _unit_py(seq_bits_py(key, t, L, c))
         c += 1
-        s = v * h if lam == 0.0 else -math.log(1.0 + v * math.expm1(-lam * h)) / lam
+        s = v * h if lam == 0.0 else -math.log1p(v * math.expm1(-lam * h)) / lam
     if not 0.0 < s < h:
         return -1.0, c
     w = _unit_py(seq_bits_py(key, t, L, c))
@@ -206,7 +206,7 @@ def test_cheap_test_decides_most_acceptances(case):
     h, lam = 1.0 - tau, (b - 1.0) / (1.0 - tau) - (a - 1.0) / tau
     n_exact = n_cheap = 0
     for vi, wi in rng.random((4000, 2)):
-        s = vi * h if lam == 0.0 else -math.log(1.0 + vi * math.expm1(-lam * h)) / lam
+        s = vi * h if lam == 0.0 else -math.log1p(vi * math.expm1(-lam * h)) / lam
         if not 0.0 < s < h:
             continue
         ex = wi < mp.exp(exact_lr(a, b, tau, s))

@@ -5,9 +5,14 @@ laws: the list of one step (set and order) with the posteriors held fixed, on ea
 three paths (forced by the thresholds), against independent numpy Beta draws by a
 chi-square test of homogeneity, and the regret curves of whole runs against the plain
 loop's. A sampler that drops the conditioning of its completion is rejected by the same
-test (its power is checked on that very defect).
+test (its power is checked on that very defect). With several hundred items a level's
+Poisson points fill several batches: there the list law is tested too, and each group's
+count of samples found above tau against its binomial mean.
 """
 
+import math
+
+import numba
 import numpy as np
 import pytest
 from scipy import stats
@@ -16,8 +21,16 @@ from cascading_bandits.bounds.instance import b_lb
 from cascading_bandits.simulate.engine import simulate_runs
 from cascading_bandits.simulate.models import make_model
 from cascading_bandits.simulate.policies._ts_threshold import (
+    IV,
+    NB,
     NSTATS,
+    PB,
     STATS,
+    _level,
+    _place,
+    _set_taus,
+    _state,
+    _tables,
     run_threshold,
     sample_lists,
 )
@@ -201,3 +214,74 @@ def test_list_law_with_concentrated_posteriors():
     S2 = Sc - 4 * (np.arange(7) == 0)
     th2 = np.random.default_rng(20).beta(1.0 + S2, 1.0 + Nc - S2, (DRAWS, 7))
     assert _pvalue(out, np.argsort(-th2, axis=1)[:, :K]) < 1e-6
+
+
+# several hundred items whose envelope masses are near 1/2: about a hundred Poisson points
+# a level, taken in several batches of PB (the 7-item tests above never fill one)
+GROUPS = ((1, 8, 150), (3, 8, 200), (4, 6, 50))  # (S, N, items): Beta(2, 8), (4, 6), (5, 3)
+SG = np.repeat([g[0] for g in GROUPS], [g[2] for g in GROUPS]).astype(np.int64)
+NG = np.repeat([g[1] for g in GROUPS], [g[2] for g in GROUPS]).astype(np.int64)
+GROUP = np.repeat(np.arange(len(GROUPS)), [g[2] for g in GROUPS])
+
+
+@pytest.mark.parametrize(("tau1", "tau2", "k"), [(0.55, 0.3, 2), (0.85, 0.55, 3)])
+def test_list_law_with_many_points_a_level(tau1, tau2, k):
+    """The ordered groups of the k listed items have the plain loop's law when a level's
+    points fill several batches (level 1 at tau1 = 0.55; the second level at tau2 = 0.55
+    under tau1 = 0.85); a change of one group's posterior by one success is detected."""
+    draws = 20000
+    out = np.zeros((draws, k), np.int64)
+    st = np.zeros(NSTATS, np.int64)
+    sample_lists(1.0, 1.0, SG, NG, k, np.uint64(21), 1, draws, tau1, tau2, out, st)
+    st = dict(zip(STATS, st.tolist(), strict=True))
+    # more than PB points a step on average: most steps fill a batch and go on to another
+    assert st["points"] > (3 if tau1 < 0.8 else 1) * PB * draws, st
+    if tau1 > 0.8:
+        assert st["rescues"] > draws // 10, st
+    th = np.random.default_rng(23).beta(1.0 + SG, 1.0 + NG - SG, size=(draws, SG.size))
+    ref = np.argsort(-th, axis=1)[:, :k]
+    assert _pvalue(GROUP[out], GROUP[ref]) > 1e-3
+    # power: the third group with one success fewer (Beta(4, 4)) is another law
+    S2 = SG - (GROUP == 2)
+    th2 = np.random.default_rng(24).beta(1.0 + S2, 1.0 + NG - S2, size=(draws, SG.size))
+    assert _pvalue(GROUP[out], GROUP[np.argsort(-th2, axis=1)[:, :k]]) < 1e-6
+
+
+@numba.njit
+def _above_counts(S, N, tau, steps, pkey, groups, ng):
+    """Level 1 alone at threshold tau, posteriors Beta(1 + S, 1 + N - S) held fixed, steps
+    1..steps: per group, the number of (step, item) whose sample is known and above tau;
+    and the Poisson points drawn. Shapes (ng,), ()."""
+    L = S.size
+    it, ix, fx, mass, perm, start, res, dl, smemo = _state(L, 1.0, 1.0, S, N)
+    rb = _tables()
+    wb = np.empty(NB + 3 * PB)
+    taus = np.zeros(7)
+    _set_taus(taus, tau, tau)
+    ctr = np.zeros(2, np.int64)
+    _place(1.0, 1.0, S, N, it, ix, fx, perm, start, taus, ctr, smemo)
+    stats = np.zeros(NSTATS, np.int64)
+    counts = np.zeros(ng, np.int64)
+    for t in range(1, steps + 1):
+        ctr[0] = 0
+        nres = _level(0, tau, it, perm, start, rb, wb, res, 0, 2.0, pkey, t, L, ctr, stats)
+        for i in range(nres):
+            e = res[i]
+            if it[e, IV] > tau:
+                counts[groups[e]] += 1
+    return counts, stats[5]
+
+
+def test_each_item_exceeds_the_threshold_with_its_probability_across_batches():
+    """The items that one level finds above tau are each there with probability
+    P(theta > tau), independently: per group, the count over 20,000 steps of about 100
+    Poisson points a step (several batches of PB) is its binomial mean to 5 standard
+    deviations (dropping the last point of each full batch, tried once, moved the first group's
+    count 5.6 of them)."""
+    steps, tau = 20000, 0.55
+    counts, points = _above_counts(SG, NG, tau, steps, np.uint64(25), GROUP, len(GROUPS))
+    assert points > 3 * PB * steps
+    for g, (s_g, n_g, items) in enumerate(GROUPS):
+        q = stats.beta.sf(tau, 1 + s_g, 1 + n_g - s_g)
+        mean, sd = steps * items * q, math.sqrt(steps * items * q * (1 - q))
+        assert abs(counts[g] - mean) < 5 * sd, (g, counts[g], mean, sd)
