@@ -102,11 +102,11 @@ from cascading_bandits.simulate.policies.kernel import (
     step_buffers,
 )
 from cascading_bandits.simulate.rng import (
+    _LAYER,
     EXP_ZIG_F,
     EXP_ZIG_R,
     EXP_ZIG_X,
     POLICY,
-    _LAYER,
     _unit,
     beta_draw,
     bits,
