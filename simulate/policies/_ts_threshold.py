@@ -15,7 +15,7 @@ The tangent of ``log f_e`` at ``tau`` lies above it (log-concavity), so on (tau,
 ``U_e <= 1``: with probability U_e propose x from the truncated exponential (if
 ``lam (1 - tau) >= log 2``, ``Exp(1) / lam`` by an exponential ziggurat
 (:data:`simulate.rng.EXP_ZIG_X`), drawn again while not below ``1 - tau``; else by
-inversion, ``-log(1 + v expm1(-lam (1 - tau))) / lam``) and accept it
+inversion, ``-log1p(v expm1(-lam (1 - tau))) / lam``) and accept it
 with ``f_e(x) / envelope(x)`` (no normalising constant: both are ``x^(a-1)(1-x)^(b-1)`` up
 to the same factor). Then ``P(accepted, x in dx) = f_e(x) dx`` on (tau, 1): the item
 exceeds tau with probability q_e exactly, with the law of ``theta | theta > tau``, and no
@@ -110,7 +110,6 @@ from cascading_bandits.simulate.rng import (
     _unit,
     beta_draw,
     bits,
-    uniform,
 )
 from cascading_bandits.simulate.special import beta_quantile, betainc
 
@@ -196,19 +195,17 @@ def _state_lbeta(lbt, i, a, b):
 
 
 @helper(HOT)
-def _seq(pkey, t, L, ctr):
-    """The next uniform of step t's sequence (module docstring)."""
-    c = ctr[0]
-    ctr[0] = c + 1
-    return uniform(pkey, POLICY, t, 32 * L + (c >> 8), 64 * L, c & 255)
-
-
-@helper(HOT)
 def _seq_bits(pkey, t, L, ctr):
-    """The next draw of step t's sequence as 64 bits (:func:`_seq` is its top 53 bits)."""
+    """The next draw of step t's sequence as 64 bits (module docstring)."""
     c = ctr[0]
     ctr[0] = c + 1
     return bits(pkey, POLICY, t, 32 * L + (c >> 8), 64 * L, c & 255)
+
+
+@helper(HOT)
+def _seq(pkey, t, L, ctr):
+    """The next draw of step t's sequence as a uniform: its top 53 bits (``rng.uniform``)."""
+    return _unit(_seq_bits(pkey, t, L, ctr))
 
 
 @helper(HOT)
